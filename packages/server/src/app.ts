@@ -1,0 +1,34 @@
+import express, { type Router } from "express";
+import "./http/express-augment.js";
+import { errorHandler, notFoundHandler } from "./http/error-handler.js";
+import { healthRoutes } from "./http/health.routes.js";
+import { httpLogger } from "./http/logger.js";
+import { requestId } from "./http/request-id.js";
+import { revisionMiddleware } from "./http/revision.middleware.js";
+import type { AppContext } from "./runtime.js";
+
+export interface AppOptions {
+  /** Reports shutdown to the readiness probe. */
+  isShuttingDown?: () => boolean;
+  /** Routers mounted with the API's (tests mount probes of the middlewares here). */
+  routers?: Router[];
+}
+
+/**
+ * The HTTP pipeline: request id and log line, health probes, the revision of the request, the
+ * body, the operations, then one error path for everything that fails.
+ */
+export function createApp(context: AppContext, options: AppOptions = {}): express.Express {
+  const { config, pool, clock, logger } = context;
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(requestId);
+  app.use(httpLogger(logger));
+  app.use(healthRoutes(pool, options.isShuttingDown ?? (() => false)));
+  app.use(revisionMiddleware(clock));
+  app.use(express.json({ limit: config.bodyLimit }));
+  for (const router of options.routers ?? []) app.use(router);
+  app.use(notFoundHandler);
+  app.use(errorHandler(config.problemBaseUri));
+  return app;
+}

@@ -1,0 +1,29 @@
+import type { RequestHandler } from "express";
+import { AppError } from "../http/app-error.js";
+import type { ApiKeysService } from "../modules/stores/api-keys.service.js";
+
+/** `Authorization: Basic base64(<API_KEY>:)`: the key as user name, an empty password. */
+function keyFromBasicHeader(header: string | undefined): string | undefined {
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const separator = decoded.indexOf(":");
+  if (separator <= 0 || separator !== decoded.length - 1) return undefined;
+  return decoded.slice(0, separator);
+}
+
+/** Basic authentication of the order operations: sets `req.store` or answers 401. */
+export function basicAuth(apiKeys: ApiKeysService): RequestHandler {
+  return async (req, _res, next) => {
+    const key = keyFromBasicHeader(req.get("authorization"));
+    const store = key ? await apiKeys.authenticate(key) : undefined;
+    if (!store) {
+      throw new AppError(
+        "unauthorized",
+        "Send an active API key of the store as the Basic user name with an empty password.",
+      );
+    }
+    req.store = store;
+    next();
+  };
+}

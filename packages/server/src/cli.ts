@@ -1,0 +1,210 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { pino } from "pino";
+import { ConfigError, loadConfig } from "./config.js";
+import { migrate } from "./db/migrate.js";
+import { AppError } from "./http/app-error.js";
+import { createLogger } from "./http/logger.js";
+import { DEMO_DOMAIN } from "./modules/demo/demo.service.js";
+import { keyId } from "./modules/stores/api-keys.service.js";
+import type { ApiKeyRow } from "./modules/stores/api-keys.repository.js";
+import { openRuntime, type Runtime } from "./runtime.js";
+
+/**
+ * `loyalty`: the operators' command-line tool. Every command prints a human summary, or with
+ * --json one JSON document on stdout; failures print a message on stderr and exit non-zero.
+ */
+
+interface JsonOption {
+  json?: boolean;
+}
+
+function print(options: JsonOption, data: unknown, human: string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+}
+
+function keyView(row: ApiKeyRow) {
+  return {
+    id: keyId(row.prefix),
+    store: row.storeReference,
+    label: row.label,
+    createdAt: row.createdAt.toISOString(),
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    active: row.revokedAt === null,
+  };
+}
+
+/** Opens the database (DATABASE_URL or the embedded one), runs `work`, always closes. */
+async function withRuntime<T>(
+  work: (runtime: Runtime) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
+  const config = loadConfig();
+  // Logs go to stderr so that stdout holds only the command's output.
+  const logger = createLogger(process.env["LOG_LEVEL"] ?? "error", pino.destination(2));
+  const runtime = await openRuntime(config, logger, options);
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function fail(error: unknown, json: boolean): never {
+  const message =
+    error instanceof AppError && error.issues
+      ? error.issues.map((issue) => `--${issue.pointer.slice(1)}: ${issue.message}`).join("\n")
+      : error instanceof AppError || error instanceof ConfigError
+        ? error.message
+        : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  const reason = error instanceof AppError ? error.reason : undefined;
+  process.stderr.write(
+    json ? `${JSON.stringify({ error: { message, ...(reason ? { reason } : {}) } })}\n` : `error: ${message}\n`,
+  );
+  process.exit(1);
+}
+
+function action<A extends unknown[]>(handler: (...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    const command = args[args.length - 1] as Command;
+    try {
+      await handler(...args);
+    } catch (error) {
+      fail(error, Boolean(command.optsWithGlobals<JsonOption>().json));
+    }
+  };
+}
+
+const program = new Command()
+  .name("loyalty")
+  .description("Operate a Loyalty Points API server: database, stores, API keys, demo data.")
+  .option("--json", "print the result as JSON")
+  .showHelpAfterError();
+
+program
+  .command("migrate")
+  .description("apply pending database migrations")
+  .action(
+    action(async (_options: JsonOption, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption>();
+      const applied = await withRuntime((runtime) => migrate(runtime.databaseUrl, runtime.context.logger), {
+        migrate: false,
+      });
+      print(
+        options,
+        { applied },
+        applied.length ? `Applied ${applied.length} migration(s):\n  ${applied.join("\n  ")}` : "The database is up to date.",
+      );
+    }),
+  );
+
+const store = program.command("store").description("manage stores");
+store
+  .command("create")
+  .description("declare a store")
+  .requiredOption("--domain <origin>", "the store's origin, such as https://shop.example")
+  .option("--reference <reference>", "the store reference (generated when omitted)")
+  .option("--name <name>", "display name")
+  .option("--language <language>", "default language", "en")
+  .option("--currency <currency>", "currency (ISO 4217)", "EUR")
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<
+        JsonOption & { domain: string; reference?: string; name?: string; language: string; currency: string }
+      >();
+      const created = await withRuntime((runtime) =>
+        runtime.context.services.stores.create({
+          domain: options.domain,
+          reference: options.reference,
+          name: options.name,
+          language: options.language,
+          currency: options.currency,
+        }),
+      );
+      const view = {
+        reference: created.reference,
+        domain: created.domain,
+        name: created.name,
+        language: created.language,
+        currency: created.currency,
+      };
+      print(
+        options,
+        view,
+        `Store created.\n  reference: ${view.reference}   (secret: never put it in a page)\n  domain:    ${view.domain}\nNext: loyalty key create --store ${view.reference}`,
+      );
+    }),
+  );
+
+const key = program.command("key").description("manage API keys");
+key
+  .command("create")
+  .description("create an API key for a store; the key is printed once")
+  .requiredOption("--store <reference>", "the store reference")
+  .option("--label <label>", "what the key is for", "")
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption & { store: string; label: string }>();
+      const { key: plain, row } = await withRuntime((runtime) =>
+        runtime.context.services.apiKeys.create(options.store, options.label),
+      );
+      print(
+        options,
+        { ...keyView(row), key: plain },
+        `API key created for store ${row.storeReference} (id ${keyId(row.prefix)}).\n  ${plain}\nIt is shown once: store it in your secrets manager now.`,
+      );
+    }),
+  );
+key
+  .command("list")
+  .description("list API keys (never their secret part)")
+  .option("--store <reference>", "only this store's keys")
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption & { store?: string }>();
+      const rows = await withRuntime((runtime) => runtime.context.services.apiKeys.list(options.store));
+      const views = rows.map(keyView);
+      print(
+        options,
+        views,
+        views.length
+          ? views
+              .map((k) => `${k.id}  ${k.store}  ${k.active ? "active " : "revoked"}  ${k.createdAt}  ${k.label}`)
+              .join("\n")
+          : "No API key.",
+      );
+    }),
+  );
+key
+  .command("revoke")
+  .description("revoke an API key at once (by its id, lk_xxxxxxxxxx)")
+  .argument("<id>", "the key id shown by key list, or the whole key")
+  .action(
+    action(async (id: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption>();
+      const row = await withRuntime((runtime) => runtime.context.services.apiKeys.revoke(id));
+      print(options, keyView(row), `API key ${keyId(row.prefix)} of store ${row.storeReference} is revoked.`);
+    }),
+  );
+
+program
+  .command("demo")
+  .description("load a demo store with rules, clubs, rewards and widget configurations")
+  .option("--domain <origin>", "the demo store's origin", DEMO_DOMAIN)
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption & { domain: string }>();
+      const result = await withRuntime((runtime) => runtime.context.services.demo.load(options.domain));
+      const view = {
+        store: { reference: result.store.reference, domain: result.store.domain, name: result.store.name },
+        key: { id: result.keyId, key: result.apiKey },
+      };
+      print(
+        options,
+        view,
+        `Demo store loaded: ${view.store.name}\n  domain:    ${view.store.domain}\n  reference: ${view.store.reference}\n  API key:   ${view.key.key}  (shown once)`,
+      );
+    }),
+  );
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,123 @@
+import path from "node:path";
+import { z } from "zod";
+
+const booleanText = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+
+/**
+ * Every setting comes from the environment, validated once at start-up. Defaults make the
+ * one-line start work on a laptop; production sets DATABASE_URL and LOYALTY_MASTER_KEY.
+ */
+const environmentSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: optionalText,
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// connection URL")
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  LOYALTY_DATA_DIR: z.string().default(".data"),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  LOYALTY_MASTER_KEY: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/,
+        "must be 32 bytes as 64 hexadecimal characters or base64 (openssl rand -hex 32)",
+      )
+      .optional(),
+  ),
+  MIGRATE_ON_START: booleanText.default(true),
+  PROBLEM_BASE_URI: z
+    .url({ protocol: /^https?$/ })
+    .default("https://loyalty.dev/problems")
+    .transform((value) => value.replace(/\/+$/, "")),
+  REVISION_DATE_OVERRIDE: optionalText.pipe(
+    z.iso.date("must be a day in YYYY-MM-DD format").optional(),
+  ),
+  SMTP_URL: optionalText.pipe(
+    z
+      .url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })
+      .optional(),
+  ),
+  SMTP_FROM: optionalText.pipe(z.string().optional()),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info"),
+  BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, "must be a size such as 1mb or 512kb")
+    .default("1mb"),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export interface Config {
+  env: "development" | "production" | "test";
+  port: number;
+  host: string | undefined;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  /** Hex or base64; undefined lets development create one in the data directory. */
+  masterKey: string | undefined;
+  migrateOnStart: boolean;
+  problemBaseUri: string;
+  /** Evaluates revision lifecycles as of this day instead of today (staging rehearsals). */
+  revisionDateOverride: Date | undefined;
+  smtp: { url: string | undefined; from: string };
+  logLevel: string;
+  bodyLimit: string;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  if (env.NODE_ENV === "production" && !env.LOYALTY_MASTER_KEY) {
+    throw new ConfigError([
+      "LOYALTY_MASTER_KEY: required in production (it encrypts API keys and platform credentials; generate one with openssl rand -hex 32)",
+    ]);
+  }
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    dataDir: path.resolve(env.LOYALTY_DATA_DIR),
+    embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
+    masterKey: env.LOYALTY_MASTER_KEY,
+    migrateOnStart: env.MIGRATE_ON_START,
+    problemBaseUri: env.PROBLEM_BASE_URI,
+    revisionDateOverride: env.REVISION_DATE_OVERRIDE
+      ? new Date(`${env.REVISION_DATE_OVERRIDE}T00:00:00Z`)
+      : undefined,
+    smtp: { url: env.SMTP_URL, from: env.SMTP_FROM ?? "Loyalty <no-reply@localhost>" },
+    logLevel: env.LOG_LEVEL,
+    bodyLimit: env.BODY_LIMIT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  };
+}

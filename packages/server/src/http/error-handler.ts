@@ -1,0 +1,94 @@
+import { STATUS_CODES } from "node:http";
+import {
+  ERROR_REASONS,
+  PROBLEM_CONTENT_TYPE,
+  usesProblemDetails,
+  type LegacyError,
+  type Problem,
+} from "@loyalty/shared-types";
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { AppError } from "./app-error.js";
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Turns what the body parser throws into the spec's reasons (413 is not in the contract). */
+function fromBodyParser(error: BodyParserError): AppError | undefined {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return new AppError("validation-failed", "The request body is not valid JSON.", [
+        { location: "body", pointer: "", message: "malformed JSON", code: "invalid_json" },
+      ]);
+    case "entity.too.large":
+      return new AppError(
+        "validation-failed",
+        `The request body exceeds the limit of ${error.limit ?? "?"} bytes.`,
+        [{ location: "body", pointer: "", message: "body too large", code: "too_big" }],
+      );
+    case "charset.unsupported":
+    case "encoding.unsupported":
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+      return new AppError("validation-failed", error.message);
+    default:
+      return undefined;
+  }
+}
+
+/** Unknown routes and methods: not-found in the revision's format. */
+export const notFoundHandler: RequestHandler = (req) => {
+  throw new AppError("not-found", `No operation at ${req.method} ${req.path}.`);
+};
+
+/**
+ * The one place errors become responses: RFC 9457 problem+json from 2026-08-26, the legacy
+ * `{statusCode, error, message}` before. A request whose revision header was refused is
+ * answered with a problem object, the format of the reasons that refuse it.
+ */
+export function errorHandler(problemBaseUri: string): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const appError =
+      error instanceof AppError
+        ? error
+        : (fromBodyParser(error as BodyParserError) ??
+          new AppError("internal-server-error", "The request could not be completed.", undefined, {
+            cause: error,
+          }));
+
+    if (appError.reason === "internal-server-error") {
+      req.log.error({ err: error }, "request failed");
+    } else {
+      req.log.info({ reason: appError.reason, detail: appError.detail }, "request refused");
+    }
+
+    const { status, reason, detail } = appError;
+    const problemFormat = req.revision === undefined || usesProblemDetails(req.revision);
+    if (problemFormat) {
+      const body: Problem = {
+        type: `${problemBaseUri}/${reason}`,
+        title: ERROR_REASONS[reason].title,
+        status,
+        detail,
+        instance: req.originalUrl.split("?")[0] ?? "/",
+        requestId: req.requestId,
+        ...(appError.issues ? { errors: appError.issues } : {}),
+      };
+      res.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+      return;
+    }
+    const body: LegacyError = {
+      statusCode: status,
+      error: STATUS_CODES[status] ?? "Error",
+      message: detail,
+    };
+    res.status(status).json(body);
+  };
+}

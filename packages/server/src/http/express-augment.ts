@@ -1,0 +1,20 @@
+import type { ApiRevision } from "@loyalty/shared-types";
+import type { AuthenticatedStore } from "../auth/auth.types.js";
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set first: the id echoed in X-Request-Id and written in every log line. */
+      requestId: string;
+      /** The revision this request is served with; unset only when its header was refused. */
+      revision?: ApiRevision;
+      /** The store the credentials of this request belong to, once authenticated. */
+      store?: AuthenticatedStore;
+      /** For HMAC operations: the customer identifier the hash was checked against. */
+      customerExternalId?: number;
+    }
+  }
+}
+
+export {};

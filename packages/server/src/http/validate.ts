@@ -1,0 +1,42 @@
+import type { ValidationIssue } from "@loyalty/shared-types";
+import type { z } from "zod";
+import { AppError } from "./app-error.js";
+
+type Location = ValidationIssue["location"];
+
+function pointer(path: readonly PropertyKey[]): string {
+  return path.map((part) => `/${String(part).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+}
+
+export function toValidationIssues(error: z.ZodError, location: Location): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    location,
+    pointer: pointer(issue.path),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+export function describeIssues(issues: ValidationIssue[]): string {
+  return issues
+    .map((issue) => `${issue.location}${issue.pointer || ""}: ${issue.message}`)
+    .join("; ");
+}
+
+/**
+ * Parses one part of a request with a shared schema. A failure becomes validation-failed
+ * listing every issue, or the reason the operation's contract gives instead (not-found for a
+ * widget's missing domain, unauthorized for a customer operation's missing hash).
+ */
+export function parseRequest<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  location: Location,
+  onFailure: "validation-failed" | "not-found" | "unauthorized" = "validation-failed",
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  if (onFailure !== "validation-failed") throw new AppError(onFailure);
+  const issues = toValidationIssues(result.error, location);
+  throw new AppError("validation-failed", describeIssues(issues), issues);
+}

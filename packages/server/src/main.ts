@@ -1,0 +1,62 @@
+import type { AddressInfo } from "node:net";
+import { createApp } from "./app.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { createLogger } from "./http/logger.js";
+import { openRuntime } from "./runtime.js";
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  let shuttingDown = false;
+  const app = createApp(runtime.context, { isShuttingDown: () => shuttingDown });
+
+  const server = app.listen(config.port, config.host ?? "::");
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  }).catch(async (error: unknown) => {
+    logger.fatal({ err: error }, "cannot listen");
+    await runtime.close();
+    process.exit(1);
+  });
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, database: config.databaseUrl ? "DATABASE_URL" : "embedded" }, "listening");
+  process.stdout.write(`Loyalty API listening on http://localhost:${port}\n`);
+
+  // Stop taking requests, let those in flight finish (bounded), then close the database.
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, "shutting down");
+    const forced = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    forced.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    clearTimeout(forced);
+    await runtime.close();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.once("SIGTERM", (signal) => void shutdown(signal));
+  process.once("SIGINT", (signal) => void shutdown(signal));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`The server could not start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

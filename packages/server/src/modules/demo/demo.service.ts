@@ -1,0 +1,198 @@
+import {
+  cartConfigSchema,
+  productPointsConfigSchema,
+  programPresentationConfigSchema,
+  type CartConfig,
+  type ProductPointsConfig,
+  type ProgramPresentationConfig,
+} from "@loyalty/shared-types";
+import type pg from "pg";
+import { withTransaction } from "../../db/pool.js";
+import { AppError } from "../../http/app-error.js";
+import { keyId, type ApiKeysService } from "../stores/api-keys.service.js";
+import type { StoresService } from "../stores/stores.service.js";
+import type { StoreRow } from "../stores/stores.repository.js";
+import {
+  insertClubs,
+  insertRewards,
+  insertRules,
+  setBrandingColor,
+  upsertWidgetConfiguration,
+  type DemoClub,
+  type DemoReward,
+  type DemoRule,
+} from "./demo.repository.js";
+
+export const DEMO_DOMAIN = "http://localhost:4000";
+
+const RULES: DemoRule[] = [
+  { kind: "default", targetId: null, name: "1 point per euro", rate: 1, pointsPerItem: 0 },
+  { kind: "category", targetId: 10, name: "Coffee: 2 points per euro", rate: 2, pointsPerItem: 0 },
+  { kind: "category", targetId: 20, name: "Tea: 3 points per euro", rate: 3, pointsPerItem: 0 },
+  { kind: "product", targetId: 1001, name: "Espresso machine: 50 points", rate: 0, pointsPerItem: 50 },
+];
+
+const CLUBS: DemoClub[] = [
+  { name: "Bronze", threshold: 0, multiplier: 1 },
+  { name: "Silver", threshold: 500, multiplier: 1.25 },
+  { name: "Gold", threshold: 2000, multiplier: 1.5 },
+];
+
+const REWARDS: DemoReward[] = [
+  {
+    name: "Free shipping",
+    description: "Free delivery on your next order.",
+    triggerValue: 300,
+    voucher: {
+      kind: "free_shipping",
+      value: null,
+      currency: null,
+      minimumOrderAmount: 20,
+      validityDays: 30,
+      usageLimit: null,
+    },
+  },
+  {
+    name: "€5 off",
+    description: "€5 off an order of €30 or more.",
+    triggerValue: 500,
+    voucher: {
+      kind: "fixed_amount",
+      value: 5,
+      currency: "EUR",
+      minimumOrderAmount: 30,
+      validityDays: 60,
+      usageLimit: null,
+    },
+  },
+  {
+    name: "10% off",
+    description: "10% off your next order.",
+    triggerValue: 900,
+    voucher: {
+      kind: "percentage",
+      value: 10,
+      currency: null,
+      minimumOrderAmount: null,
+      validityDays: 60,
+      usageLimit: 1000,
+    },
+  },
+];
+
+const PRODUCT_POINTS: ProductPointsConfig = productPointsConfigSchema.parse({
+  enabled: true,
+  template: "Earn {points} points with this product",
+  hideWhenZero: true,
+  showIcon: true,
+  textColor: "",
+  accentColor: "#6b3fa0",
+});
+
+const CART: CartConfig = cartConfigSchema.parse({
+  enabled: true,
+  title: "Loyalty points",
+  earnTemplate: "This cart earns you {points} points",
+  showBalance: true,
+  balanceTemplate: "You have {points} points",
+  showRewards: true,
+  claimButtonText: "Get my code",
+  signedOutText: "Sign in to use your points",
+  loginUrl: `${DEMO_DOMAIN}/account`,
+  accentColor: "#6b3fa0",
+});
+
+const PRESENTATION: ProgramPresentationConfig = programPresentationConfigSchema.parse({
+  header: {
+    backgroundImageUrl: "",
+    mobileBackgroundImageUrl: "",
+    imageFit: "cover",
+    mobileLayout: "stacked",
+    contentPosition: "left",
+    contentCard: true,
+    backgroundColor: "",
+    textColor: "#ffffff",
+    primaryButtonText: "How to earn points",
+    primaryButtonAction: "scroll-points",
+    primaryButtonUrl: "",
+    secondaryButtonText: "See the rewards",
+    secondaryButtonAction: "scroll-redeem",
+    secondaryButtonUrl: "",
+    text: "<h2>The Coffee Club</h2><p>Every euro you spend brings you closer to a treat.</p>",
+    isRawHtml: true,
+  },
+  sections: {
+    howToEarn: {
+      enabled: true,
+      title: "How to earn points",
+      items: [
+        { icon: "order", title: "Shop", text: "1 point per euro, 2 on coffee, 3 on tea." },
+        { icon: "referral", title: "Refer a friend", text: "Invite a friend and earn a bonus." },
+        { icon: "club", title: "Climb the clubs", text: "Silver and Gold earn 25% and 50% more." },
+      ],
+    },
+    rewards: { enabled: true, title: "Rewards", emptyText: "No reward yet: come back soon." },
+    history: {
+      enabled: true,
+      title: "Your points",
+      signedOutText: "Sign in to see your points.",
+      loginUrl: `${DEMO_DOMAIN}/account`,
+    },
+    faq: {
+      enabled: true,
+      title: "Questions",
+      items: [
+        {
+          question: "When are my points credited?",
+          answer: "As soon as your order is registered, usually within seconds.",
+        },
+        {
+          question: "What happens if I return an item?",
+          answer: "The points it earned are deducted.",
+        },
+      ],
+    },
+  },
+});
+
+export interface DemoResult {
+  store: StoreRow;
+  apiKey: string;
+  keyId: string;
+}
+
+/**
+ * Loads a demo store (sandbox platform) with attribution rules, clubs, rewards and the three
+ * widget configurations, and issues an API key for it: all in one transaction.
+ */
+export class DemoService {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly stores: StoresService,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  async load(domain: string = DEMO_DOMAIN): Promise<DemoResult> {
+    if (await this.stores.findByDomain(domain)) {
+      throw new AppError(
+        "validation-failed",
+        `A store with domain ${domain} already exists; create a key for it with: loyalty key create --store <reference>.`,
+      );
+    }
+    return withTransaction(this.pool, async (client) => {
+      const store = await this.stores.create(
+        { domain, name: "The Coffee Shop (demo)", language: "en", currency: "EUR" },
+        client,
+      );
+      await setBrandingColor(client, store.id, "#6b3fa0");
+      await insertRules(client, store.id, RULES);
+      await insertClubs(client, store.id, CLUBS);
+      await insertRewards(client, store.id, REWARDS);
+      await upsertWidgetConfiguration(client, store.id, "product-points", PRODUCT_POINTS);
+      await upsertWidgetConfiguration(client, store.id, "cart", CART);
+      await upsertWidgetConfiguration(client, store.id, "program-presentation", PRESENTATION);
+      const { key, row } = await this.apiKeys.create(store.reference, "demo", client);
+      return { store: { ...store, brandingColor: "#6b3fa0" }, apiKey: key, keyId: keyId(row.prefix) };
+    });
+  }
+}

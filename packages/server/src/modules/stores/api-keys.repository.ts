@@ -1,0 +1,85 @@
+import type { Queryable } from "../../db/pool.js";
+
+export interface ApiKeyRow {
+  id: number;
+  storeId: number;
+  storeReference: string;
+  prefix: string;
+  label: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface SealedKeyRow {
+  prefix: string;
+  secret: Buffer;
+}
+
+const KEY_COLUMNS = `k.id, k.store_id AS "storeId", s.reference AS "storeReference", k.prefix,
+  k.label, k.created_at AS "createdAt", k.revoked_at AS "revokedAt"`;
+
+export async function insertApiKey(
+  db: Queryable,
+  key: { storeId: number; prefix: string; secret: Buffer; label: string },
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `WITH k AS (
+       INSERT INTO api_keys (store_id, prefix, secret, label) VALUES ($1, $2, $3, $4)
+       RETURNING *
+     )
+     SELECT ${KEY_COLUMNS} FROM k JOIN stores s ON s.id = k.store_id`,
+    [key.storeId, key.prefix, key.secret, key.label],
+  );
+  return rows[0] as ApiKeyRow;
+}
+
+export async function listApiKeys(db: Queryable, storeId?: number): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN stores s ON s.id = k.store_id
+     WHERE $1::bigint IS NULL OR k.store_id = $1
+     ORDER BY s.reference, k.id`,
+    [storeId ?? null],
+  );
+  return rows;
+}
+
+/** Revokes an active key; returns undefined when no key has this prefix. */
+export async function revokeApiKey(db: Queryable, prefix: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `WITH k AS (
+       UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE prefix = $1 RETURNING *
+     )
+     SELECT ${KEY_COLUMNS} FROM k JOIN stores s ON s.id = k.store_id`,
+    [prefix],
+  );
+  return rows[0];
+}
+
+export interface SealedKeyWithStore extends SealedKeyRow {
+  store: { id: number; reference: string; domain: string; language: string; currency: string };
+}
+
+/** The active key with this public prefix, with its store, for Basic authentication. */
+export async function findActiveKeyByPrefix(
+  db: Queryable,
+  prefix: string,
+): Promise<SealedKeyWithStore | undefined> {
+  const { rows } = await db.query<SealedKeyWithStore>(
+    `SELECT k.prefix, k.secret,
+       json_build_object('id', s.id, 'reference', s.reference, 'domain', s.domain,
+         'language', s.language, 'currency', s.currency) AS store
+     FROM api_keys k JOIN stores s ON s.id = k.store_id
+     WHERE k.prefix = $1 AND k.revoked_at IS NULL`,
+    [prefix],
+  );
+  return rows[0];
+}
+
+/** Every active key of a store, for HMAC checks (a store may rotate through several). */
+export async function findActiveKeysOfStore(db: Queryable, storeId: number): Promise<SealedKeyRow[]> {
+  const { rows } = await db.query<SealedKeyRow>(
+    `SELECT prefix, secret FROM api_keys WHERE store_id = $1 AND revoked_at IS NULL ORDER BY id`,
+    [storeId],
+  );
+  return rows;
+}

@@ -1,0 +1,89 @@
+import type { Logger } from "pino";
+import type pg from "pg";
+import type { Config } from "./config.js";
+import { developmentMasterKey, SecretBox } from "./crypto/secrets.js";
+import { startEmbeddedPostgres } from "./db/embedded.js";
+import { migrate } from "./db/migrate.js";
+import { createPool } from "./db/pool.js";
+import type { Clock } from "./http/revision.middleware.js";
+import { DemoService } from "./modules/demo/demo.service.js";
+import { ApiKeysService } from "./modules/stores/api-keys.service.js";
+import { StoresService } from "./modules/stores/stores.service.js";
+
+export interface Services {
+  stores: StoresService;
+  apiKeys: ApiKeysService;
+  demo: DemoService;
+}
+
+/** Everything a request or a command needs; built once per process. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  pool: pg.Pool;
+  clock: Clock;
+  services: Services;
+}
+
+export function createServices(pool: pg.Pool, secrets: SecretBox): Services {
+  const stores = new StoresService(pool);
+  const apiKeys = new ApiKeysService(pool, secrets, stores);
+  return { stores, apiKeys, demo: new DemoService(pool, stores, apiKeys) };
+}
+
+/** Today, or the configured day when an operator rehearses revision lifecycles. */
+export function clockFor(config: Config): Clock {
+  const override = config.revisionDateOverride;
+  return override ? () => override : () => new Date();
+}
+
+export interface Runtime {
+  context: AppContext;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to PostgreSQL (DATABASE_URL, or the embedded server when it is unset), applies
+ * pending migrations, and builds the services. Shared by the server and the CLI.
+ */
+export async function openRuntime(
+  config: Config,
+  logger: Logger,
+  options: { migrate?: boolean } = {},
+): Promise<Runtime> {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
+  const databaseUrl = config.databaseUrl ?? (embedded?.url as string);
+  try {
+    if (options.migrate ?? config.migrateOnStart) await migrate(databaseUrl, logger);
+    const masterKey = config.masterKey ?? (await developmentMasterKey(config.dataDir));
+    if (!config.masterKey) {
+      logger.warn(
+        { file: `${config.dataDir}/master.key` },
+        "LOYALTY_MASTER_KEY is not set: using the development master key of the data directory",
+      );
+    }
+    const pool = createPool(databaseUrl, config.databasePoolSize);
+    pool.on("error", (error) => logger.error({ err: error }, "idle database connection failed"));
+    const context: AppContext = {
+      config,
+      logger,
+      pool,
+      clock: clockFor(config),
+      services: createServices(pool, SecretBox.fromText(masterKey)),
+    };
+    return {
+      context,
+      databaseUrl,
+      close: async () => {
+        await pool.end();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

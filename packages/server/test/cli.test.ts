@@ -1,0 +1,121 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_MASTER_KEY } from "./support/app.js";
+import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { environment, runCli } from "./support/processes.js";
+
+let database: TestDatabase;
+let env: NodeJS.ProcessEnv;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = environment({ DATABASE_URL: database.url, LOYALTY_MASTER_KEY: TEST_MASTER_KEY });
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+});
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+
+async function count(table: string): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
+  return Number(rows[0]?.n);
+}
+
+describe("loyalty CLI", () => {
+  it("reports an up-to-date database", async () => {
+    const result = await runCli(["migrate", "--json"], env);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ applied: [] });
+  });
+
+  it("creates a store, two keys, lists and revokes them", async () => {
+    const created = await runCli(
+      ["store", "create", "--domain", "https://Cli-Shop.example/", "--reference", "cli-shop", "--currency", "USD", "--json"],
+      env,
+    );
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toEqual({
+      reference: "cli-shop",
+      domain: "https://cli-shop.example",
+      name: "",
+      language: "en",
+      currency: "USD",
+    });
+
+    const first = JSON.parse((await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout);
+    const second = JSON.parse((await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout);
+    expect(first.key).toMatch(/^lk_[a-z0-9]{10}_[A-Za-z0-9_-]{43}$/);
+    expect(first.key.startsWith(`${first.id}_`)).toBe(true);
+    expect(second.key).not.toBe(first.key);
+
+    const listed = JSON.parse((await runCli(["key", "list", "--store", "cli-shop", "--json"], env)).stdout);
+    expect(listed).toHaveLength(2);
+    expect(listed.map((k: { id: string }) => k.id).sort()).toEqual([first.id, second.id].sort());
+    expect(JSON.stringify(listed)).not.toContain(first.key);
+
+    const revoked = await runCli(["key", "revoke", first.id, "--json"], env);
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: first.id, active: false });
+    const after = JSON.parse((await runCli(["key", "list", "--json"], env)).stdout);
+    expect(after.find((k: { id: string }) => k.id === first.id).active).toBe(false);
+    expect(after.find((k: { id: string }) => k.id === second.id).active).toBe(true);
+  });
+
+  it.each([
+    [["store", "create", "--domain", "shop.example"], /--domain: must be an origin/],
+    [["store", "create", "--domain", "https://shop.example/path"], /--domain: must be an origin/],
+    [["store", "create", "--domain", "https://ok.example", "--currency", "euro"], /--currency/],
+    [["store", "create", "--domain", "https://ok.example", "--reference", "a b"], /--reference/],
+    [["store", "create"], /required option '--domain <origin>' not specified/],
+    [["key", "create", "--store", "no-such-store"], /No store has the reference no-such-store/],
+    [["key", "revoke", "lk_0000000000"], /No API key has the id lk_0000000000/],
+    [["frobnicate"], /unknown command 'frobnicate'/],
+  ])("refuses %j with a clear message, a non-zero exit, and writes nothing", async (args, message) => {
+    const before = [await count("stores"), await count("api_keys")];
+    const result = await runCli(args, env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+    expect([await count("stores"), await count("api_keys")]).toEqual(before);
+  });
+
+  it("refuses a second store on the same domain", async () => {
+    const result = await runCli(["store", "create", "--domain", "https://cli-shop.example", "--json"], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { message: "A store with domain https://cli-shop.example already exists.", reason: "validation-failed" },
+    });
+  });
+
+  it("loads the demo store with rules, clubs, rewards, widget configurations and a key", async () => {
+    const result = await runCli(["demo", "--domain", "https://demo.example", "--json"], env);
+    expect(result.code).toBe(0);
+    const demo = JSON.parse(result.stdout);
+    expect(demo.store.domain).toBe("https://demo.example");
+    expect(demo.key.key).toMatch(/^lk_/);
+    const { rows } = await pool.query(
+      `SELECT (SELECT count(*) FROM attribution_rules WHERE store_id = s.id)::int AS rules,
+              (SELECT count(*) FROM clubs WHERE store_id = s.id)::int AS clubs,
+              (SELECT count(*) FROM rewards WHERE store_id = s.id)::int AS rewards,
+              (SELECT array_agg(kind ORDER BY kind) FROM widget_configurations WHERE store_id = s.id) AS widgets
+       FROM stores s WHERE s.domain = 'https://demo.example'`,
+    );
+    expect(rows[0]).toEqual({
+      rules: 4,
+      clubs: 3,
+      rewards: 3,
+      widgets: ["cart", "product-points", "program-presentation"],
+    });
+
+    const again = await runCli(["demo", "--domain", "https://demo.example"], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already exists");
+  });
+
+  it("explains an invalid configuration", async () => {
+    const result = await runCli(["key", "list"], { ...env, DATABASE_URL: "mysql://nope" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("DATABASE_URL: must be a postgres:// or postgresql:// connection URL");
+  });
+});

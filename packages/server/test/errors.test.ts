@@ -1,0 +1,116 @@
+import { claimRewardRequestSchema } from "@loyalty/shared-types";
+import { Router } from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseRequest } from "../src/http/validate.js";
+import { startTestApp, type TestApp } from "./support/app.js";
+
+function probes(): Router[] {
+  const router = Router();
+  router.post("/probe/echo", (req, res) => {
+    res.status(201).json(parseRequest(claimRewardRequestSchema, req.body, "body"));
+  });
+  router.get("/probe/crash", async () => {
+    await Promise.resolve();
+    throw new Error("connection to db.internal:5432 failed for user admin");
+  });
+  return [router];
+}
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ routers: probes, env: { BODY_LIMIT: "1kb" } });
+});
+afterAll(() => app.close());
+
+const send = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`${app.baseUrl}/probe/echo`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+
+describe("one error path for every failure", () => {
+  it("answers malformed JSON with validation-failed, legacy before 2026-08-26", async () => {
+    const response = await send('{"rewardId": 1,');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "The request body is not valid JSON.",
+    });
+  });
+
+  it("answers malformed JSON with a problem listing the issue from 2026-08-26", async () => {
+    const response = await send("{oops", { revision: "2026-08-26" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(await response.json()).toMatchObject({
+      type: "https://loyalty.dev/problems/validation-failed",
+      status: 400,
+      instance: "/probe/echo",
+      errors: [{ location: "body", pointer: "", code: "invalid_json" }],
+    });
+  });
+
+  it("answers an oversized body with validation-failed naming the limit", async () => {
+    const response = await send(JSON.stringify({ rewardId: 1, pad: "x".repeat(2048) }), {
+      revision: "2026-08-26",
+    });
+    expect(response.status).toBe(400);
+    const problem = await response.json();
+    expect(problem.type).toMatch(/\/validation-failed$/);
+    expect(problem.detail).toContain("1024 bytes");
+  });
+
+  it("lists every invalid field with a JSON pointer", async () => {
+    const response = await send(JSON.stringify({ rewardId: "one" }), { revision: "2026-08-26" });
+    const problem = await response.json();
+    expect(problem.errors).toEqual([
+      expect.objectContaining({ location: "body", pointer: "/rewardId", code: "invalid_type" }),
+    ]);
+    expect(problem.detail).toContain("body/rewardId");
+  });
+
+  it("still serves valid requests", async () => {
+    const response = await send(JSON.stringify({ rewardId: 3 }));
+    expect(response.status).toBe(201);
+    expect(await response.json()).toEqual({ rewardId: 3 });
+  });
+
+  it("hides unexpected exceptions behind internal-server-error and logs them", async () => {
+    const response = await fetch(`${app.baseUrl}/probe/crash`, { headers: { revision: "2026-08-26" } });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toContain("db.internal");
+    const problem = JSON.parse(text);
+    expect(problem).toMatchObject({
+      type: "https://loyalty.dev/problems/internal-server-error",
+      status: 500,
+      detail: "The request could not be completed.",
+    });
+    const logged = app.logs.find((line) => line.includes(problem.requestId) && line.includes("db.internal"));
+    expect(logged).toBeDefined();
+  });
+
+  it("answers 500 in the legacy format without a header", async () => {
+    const response = await fetch(`${app.baseUrl}/probe/crash`);
+    expect(await response.json()).toEqual({
+      statusCode: 500,
+      error: "Internal Server Error",
+      message: "The request could not be completed.",
+    });
+  });
+
+  it("answers unknown routes and methods with not-found", async () => {
+    const response = await fetch(`${app.baseUrl}/probe/echo`, { method: "DELETE" });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ statusCode: 404, error: "Not Found" });
+  });
+
+  it("keeps a sane caller request id and replaces an unsafe one", async () => {
+    const kept = await fetch(`${app.baseUrl}/x`, { headers: { "x-request-id": "trace-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("trace-123");
+    const replaced = await fetch(`${app.baseUrl}/x`, { headers: { "x-request-id": "a b<script>" } });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,234 @@
+import type { z } from "zod";
+import { customerAuthQuerySchema, customerHistoryQuerySchema, customerHistoryResponseSchema, customerPathSchema } from "./customers.js";
+import type { ErrorReason } from "./errors.js";
+import {
+  registerOrderRequestV1Schema,
+  registerOrderRequestV2Schema,
+  registerOrderResponseV1Schema,
+  registerOrderResponseV2Schema,
+  refundOrderRequestV1Schema,
+  refundOrderRequestV2Schema,
+  refundOrderResponseV1Schema,
+  refundOrderResponseV2Schema,
+} from "./orders.js";
+import { calculatePointsQuerySchema, calculatePointsResponseSchema } from "./points.js";
+import {
+  createReferralQuerySchema,
+  createReferralRequestSchema,
+  createReferralResponseSchema,
+  refereeCodeRequestSchema,
+  refereeCodeResponseSchema,
+} from "./referrals.js";
+import {
+  claimRefusalSchema,
+  claimRewardRequestSchema,
+  claimRewardResponseSchema,
+  rewardListQuerySchema,
+  rewardListResponseSchema,
+} from "./rewards.js";
+import {
+  cartWidgetResponseSchema,
+  productPointsWidgetResponseSchema,
+  programPresentationWidgetResponseSchema,
+  widgetConfigQuerySchema,
+} from "./widgets.js";
+
+/** How an operation authenticates its caller (the spec's three mechanisms). */
+export type AuthMechanism = "basic" | "hmac" | "public";
+
+export interface OperationDefinition {
+  method: "GET" | "POST";
+  /** OpenAPI-style path template. */
+  path: string;
+  auth: AuthMechanism;
+  summary: string;
+  successStatus: 200 | 201;
+  /** Every reason the operation may answer besides invalid-revision-header,
+   * unknown-api-revision and internal-server-error, which every operation may answer. */
+  errors: readonly ErrorReason[];
+  /** Emitted to the outbox and the store's webhooks. */
+  events: readonly EventType[];
+  pathParams?: z.ZodType;
+  query?: z.ZodType;
+  /** Request body per revision: the first entry whose revision is <= the request's applies. */
+  body?: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
+  response: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
+  /** A non-problem refusal body (claim: 404 with `code: null`). */
+  refusal?: z.ZodType;
+}
+
+/** The operations of the spec, keyed by the name the SDK and the OpenAPI document use. */
+export const OPERATIONS = {
+  registerOrder: {
+    method: "POST",
+    path: "/api/order/register",
+    auth: "basic",
+    summary: "Register an order; its points are computed asynchronously",
+    successStatus: 201,
+    errors: ["validation-failed", "unauthorized"],
+    events: ["ORDER_REGISTERED", "POINTS_EARNED"],
+    body: { "2026-01-01": registerOrderRequestV1Schema, "2026-06-18": registerOrderRequestV2Schema },
+    response: {
+      "2026-01-01": registerOrderResponseV1Schema,
+      "2026-06-18": registerOrderResponseV2Schema,
+    },
+  },
+  refundOrder: {
+    method: "POST",
+    path: "/api/order/refund",
+    auth: "basic",
+    summary: "Declare an order cancelled, refunded or partially refunded (cumulative amounts)",
+    successStatus: 201,
+    errors: ["validation-failed", "unauthorized"],
+    events: ["ORDER_REFUNDED", "POINTS_DEDUCTED"],
+    body: { "2026-01-01": refundOrderRequestV1Schema, "2026-06-18": refundOrderRequestV2Schema },
+    response: {
+      "2026-01-01": refundOrderResponseV1Schema,
+      "2026-06-18": refundOrderResponseV2Schema,
+    },
+  },
+  calculateProductPoints: {
+    method: "GET",
+    path: "/point/product-points/calculate",
+    auth: "public",
+    summary: "Points a product earns under the store's active attribution rules",
+    successStatus: 200,
+    errors: ["validation-failed", "not-found"],
+    events: [],
+    query: calculatePointsQuerySchema,
+    response: calculatePointsResponseSchema,
+  },
+  createReferral: {
+    method: "POST",
+    path: "/point/referral",
+    auth: "hmac",
+    summary: "Refer a person by email and send them the invitation",
+    successStatus: 201,
+    errors: [
+      "validation-failed",
+      "referral-customer-already-exists",
+      "referral-already-pending",
+      "referral-already-completed",
+      "unauthorized",
+    ],
+    events: [],
+    query: createReferralQuerySchema,
+    body: createReferralRequestSchema,
+    response: createReferralResponseSchema,
+  },
+  getCustomerHistory: {
+    method: "GET",
+    path: "/point/user-history/{externalId}",
+    auth: "hmac",
+    summary: "A customer's balance, transactions (newest first) and club",
+    successStatus: 200,
+    errors: ["unauthorized"],
+    events: [],
+    pathParams: customerPathSchema,
+    query: customerHistoryQuerySchema,
+    response: customerHistoryResponseSchema,
+  },
+  claimReward: {
+    method: "POST",
+    path: "/reward/claim/{externalId}",
+    auth: "hmac",
+    summary: "Exchange points for a single-use voucher code",
+    successStatus: 201,
+    errors: [
+      "validation-failed",
+      "unauthorized",
+      "not-found",
+      "platform-credentials-rejected",
+      "platform-resource-not-found",
+      "platform-request-rejected",
+      "platform-unavailable",
+    ],
+    events: ["REWARD_OBTAINED"],
+    pathParams: customerPathSchema,
+    query: customerAuthQuerySchema,
+    body: claimRewardRequestSchema,
+    response: claimRewardResponseSchema,
+    refusal: claimRefusalSchema,
+  },
+  listRewards: {
+    method: "GET",
+    path: "/reward/list",
+    auth: "public",
+    summary: "Rewards purchasable with points, by ascending triggerValue",
+    successStatus: 200,
+    errors: ["not-found"],
+    events: [],
+    query: rewardListQuerySchema,
+    response: rewardListResponseSchema,
+  },
+  getRefereeCode: {
+    method: "POST",
+    path: "/reward/referral/get-referee-code",
+    auth: "public",
+    summary: "The referred person's discount code, from the referral hash",
+    successStatus: 201,
+    errors: [
+      "validation-failed",
+      "not-found",
+      "platform-credentials-rejected",
+      "platform-resource-not-found",
+      "platform-request-rejected",
+      "platform-unavailable",
+    ],
+    events: [],
+    body: refereeCodeRequestSchema,
+    response: refereeCodeResponseSchema,
+  },
+  getCartWidget: {
+    method: "GET",
+    path: "/store/widget/cart",
+    auth: "public",
+    summary: "Cart widget configuration",
+    successStatus: 200,
+    errors: ["not-found"],
+    events: [],
+    query: widgetConfigQuerySchema,
+    response: cartWidgetResponseSchema,
+  },
+  getProductPointsWidget: {
+    method: "GET",
+    path: "/store/widget/product-points",
+    auth: "public",
+    summary: "Product-points widget configuration",
+    successStatus: 200,
+    errors: ["not-found"],
+    events: [],
+    query: widgetConfigQuerySchema,
+    response: productPointsWidgetResponseSchema,
+  },
+  getProgramPresentationWidget: {
+    method: "GET",
+    path: "/store/widget/program-presentation",
+    auth: "public",
+    summary: "Programme presentation widget configuration",
+    successStatus: 200,
+    errors: ["not-found"],
+    events: [],
+    query: widgetConfigQuerySchema,
+    response: programPresentationWidgetResponseSchema,
+  },
+} as const satisfies Record<string, OperationDefinition>;
+
+export type OperationName = keyof typeof OPERATIONS;
+
+/** The reasons every operation may answer. */
+export const COMMON_ERROR_REASONS = [
+  "invalid-revision-header",
+  "unknown-api-revision",
+  "internal-server-error",
+] as const satisfies readonly ErrorReason[];
+
+/** The five events of the spec, written to the outbox with the change that causes them. */
+export const EVENT_TYPES = [
+  "ORDER_REGISTERED",
+  "POINTS_EARNED",
+  "ORDER_REFUNDED",
+  "POINTS_DEDUCTED",
+  "REWARD_OBTAINED",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

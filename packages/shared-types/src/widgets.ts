@@ -1,0 +1,195 @@
+import { z } from "zod";
+import {
+  colorSchema,
+  currencySchema,
+  domainSchema,
+  languageSchema,
+  optionalUrlSchema,
+} from "./common.js";
+
+/** Query of the three widget configuration operations. */
+export const widgetConfigQuerySchema = z.object({ domain: domainSchema });
+
+export const buttonActionSchema = z.enum([
+  "scroll-points",
+  "scroll-redeem",
+  "scroll-history",
+  "scroll-faq",
+  "url",
+]);
+export type ButtonAction = z.infer<typeof buttonActionSchema>;
+
+/** Text shown in the store's default language. */
+const label = z.string().max(200);
+
+/**
+ * The programme presentation's header (banner), exactly as the spec's table: the required
+ * names, the enumerations, and the optional desktop image, secondary button and text.
+ */
+export const presentationHeaderSchema = z
+  .object({
+    /** Desktop banner image. */
+    backgroundImageUrl: optionalUrlSchema.optional(),
+    /** Mobile banner image; "" reuses the desktop one. */
+    mobileBackgroundImageUrl: optionalUrlSchema,
+    /** `cover`: cropped to a fixed height; `ratio`: the image's own ratio. */
+    imageFit: z.enum(["cover", "ratio"]),
+    /** `overlay`: text on the image; `stacked`: text under the image. */
+    mobileLayout: z.enum(["overlay", "stacked"]),
+    contentPosition: z.enum(["center", "left", "right"]),
+    /** True puts the text on an opaque card instead of directly on the image. */
+    contentCard: z.boolean(),
+    /** Banner background; "" falls back to the store's branding colour. */
+    backgroundColor: colorSchema,
+    textColor: colorSchema,
+    primaryButtonText: label,
+    primaryButtonAction: buttonActionSchema,
+    /** Opened when primaryButtonAction is `url`. */
+    primaryButtonUrl: optionalUrlSchema,
+    secondaryButtonText: label.optional(),
+    secondaryButtonAction: buttonActionSchema.optional(),
+    secondaryButtonUrl: optionalUrlSchema.optional(),
+    /** Banner content; raw HTML when isRawHtml is true (sanitised before display). */
+    text: z.string().max(20_000).optional(),
+    isRawHtml: z.boolean().optional(),
+  })
+  .superRefine((header, ctx) => {
+    if (header.primaryButtonAction === "url" && header.primaryButtonUrl === "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["primaryButtonUrl"],
+        message: "primaryButtonUrl is required when primaryButtonAction is url",
+      });
+    }
+    if (header.secondaryButtonAction === "url" && !header.secondaryButtonUrl) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["secondaryButtonUrl"],
+        message: "secondaryButtonUrl is required when secondaryButtonAction is url",
+      });
+    }
+  });
+export type PresentationHeader = z.infer<typeof presentationHeaderSchema>;
+
+const sectionBase = {
+  enabled: z.boolean(),
+  title: label,
+};
+
+/** Ways to earn shown on the programme page; `icon` picks one of the widget's icons. */
+export const howToEarnSectionSchema = z.object({
+  ...sectionBase,
+  items: z
+    .array(
+      z.object({
+        icon: z.enum(["order", "referral", "club", "birthday", "social", "custom"]),
+        title: label,
+        text: z.string().max(2000),
+      }),
+    )
+    .max(20),
+});
+
+/** The reward catalogue; claimable when the customer is identified. */
+export const rewardsSectionSchema = z.object({
+  ...sectionBase,
+  /** Shown when the store has no reward to list. */
+  emptyText: label.optional(),
+});
+
+/** Balance, club and transactions of the identified customer. */
+export const historySectionSchema = z.object({
+  ...sectionBase,
+  /** Shown to visitors who are not identified (logged out). */
+  signedOutText: label.optional(),
+  /** Where the call to action of signed-out visitors leads. */
+  loginUrl: optionalUrlSchema.optional(),
+});
+
+export const faqSectionSchema = z.object({
+  ...sectionBase,
+  items: z
+    .array(z.object({ question: z.string().max(500), answer: z.string().max(5000) }))
+    .max(50),
+});
+
+export const programPresentationConfigSchema = z.object({
+  header: presentationHeaderSchema,
+  sections: z.object({
+    howToEarn: howToEarnSectionSchema,
+    rewards: rewardsSectionSchema,
+    history: historySectionSchema,
+    faq: faqSectionSchema,
+  }),
+});
+export type ProgramPresentationConfig = z.infer<typeof programPresentationConfigSchema>;
+
+/**
+ * Product-points widget: what a product page says about the points a product earns.
+ * `{points}` in the template is replaced by the computed number.
+ */
+export const productPointsConfigSchema = z.object({
+  enabled: z.boolean(),
+  template: z.string().min(1).max(200),
+  /** Hide the widget when the product earns no points, rather than showing 0. */
+  hideWhenZero: z.boolean(),
+  showIcon: z.boolean(),
+  textColor: colorSchema,
+  accentColor: colorSchema,
+});
+export type ProductPointsConfig = z.infer<typeof productPointsConfigSchema>;
+
+/**
+ * Cart widget: the points the cart will earn and, for an identified customer, the balance and
+ * the rewards they can afford. `{points}` in templates is replaced by a number.
+ */
+export const cartConfigSchema = z.object({
+  enabled: z.boolean(),
+  title: label,
+  earnTemplate: z.string().min(1).max(200),
+  showBalance: z.boolean(),
+  balanceTemplate: z.string().min(1).max(200),
+  showRewards: z.boolean(),
+  claimButtonText: label,
+  /** Invitation shown to visitors who are not identified. */
+  signedOutText: label.optional(),
+  loginUrl: optionalUrlSchema.optional(),
+  accentColor: colorSchema,
+});
+export type CartConfig = z.infer<typeof cartConfigSchema>;
+
+/** What every widget needs of its store: language, currency and the branding fallback colour. */
+export const widgetStoreSchema = z.object({
+  domain: domainSchema,
+  language: languageSchema,
+  currency: currencySchema,
+  brandingColor: colorSchema,
+});
+
+export const cartWidgetResponseSchema = z.object({
+  store: widgetStoreSchema,
+  config: cartConfigSchema,
+});
+export const productPointsWidgetResponseSchema = z.object({
+  store: widgetStoreSchema,
+  config: productPointsConfigSchema,
+});
+export const programPresentationWidgetResponseSchema = z.object({
+  store: widgetStoreSchema,
+  config: programPresentationConfigSchema,
+});
+export type CartWidgetResponse = z.infer<typeof cartWidgetResponseSchema>;
+export type ProductPointsWidgetResponse = z.infer<typeof productPointsWidgetResponseSchema>;
+export type ProgramPresentationWidgetResponse = z.infer<
+  typeof programPresentationWidgetResponseSchema
+>;
+
+export const widgetKindSchema = z.enum(["cart", "product-points", "program-presentation"]);
+export type WidgetKind = z.infer<typeof widgetKindSchema>;
+
+/** The configuration schema of each widget kind, for the back-office to validate with. */
+export const widgetConfigSchemas = {
+  cart: cartConfigSchema,
+  "product-points": productPointsConfigSchema,
+  "program-presentation": programPresentationConfigSchema,
+} as const satisfies Record<WidgetKind, z.ZodType>;
