@@ -59,7 +59,9 @@ function fail(error: unknown, json: boolean): never {
         : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
   const reason = error instanceof AppError ? error.reason : undefined;
   process.stderr.write(
-    json ? `${JSON.stringify({ error: { message, ...(reason ? { reason } : {}) } })}\n` : `error: ${message}\n`,
+    json
+      ? `${JSON.stringify({ error: { message, ...(reason ? { reason } : {}) } })}\n`
+      : `error: ${message}\n`,
   );
   process.exit(1);
 }
@@ -87,13 +89,18 @@ program
   .action(
     action(async (_options: JsonOption, command: Command) => {
       const options = command.optsWithGlobals<JsonOption>();
-      const applied = await withRuntime((runtime) => migrate(runtime.databaseUrl, runtime.context.logger), {
-        migrate: false,
-      });
+      const applied = await withRuntime(
+        (runtime) => migrate(runtime.databaseUrl, runtime.context.logger),
+        {
+          migrate: false,
+        },
+      );
       print(
         options,
         { applied },
-        applied.length ? `Applied ${applied.length} migration(s):\n  ${applied.join("\n  ")}` : "The database is up to date.",
+        applied.length
+          ? `Applied ${applied.length} migration(s):\n  ${applied.join("\n  ")}`
+          : "The database is up to date.",
       );
     }),
   );
@@ -110,7 +117,13 @@ store
   .action(
     action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<
-        JsonOption & { domain: string; reference?: string; name?: string; language: string; currency: string }
+        JsonOption & {
+          domain: string;
+          reference?: string;
+          name?: string;
+          language: string;
+          currency: string;
+        }
       >();
       const created = await withRuntime((runtime) =>
         runtime.context.services.stores.create({
@@ -162,14 +175,19 @@ key
   .action(
     action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<JsonOption & { store?: string }>();
-      const rows = await withRuntime((runtime) => runtime.context.services.apiKeys.list(options.store));
+      const rows = await withRuntime((runtime) =>
+        runtime.context.services.apiKeys.list(options.store),
+      );
       const views = rows.map(keyView);
       print(
         options,
         views,
         views.length
           ? views
-              .map((k) => `${k.id}  ${k.store}  ${k.active ? "active " : "revoked"}  ${k.createdAt}  ${k.label}`)
+              .map(
+                (k) =>
+                  `${k.id}  ${k.store}  ${k.active ? "active " : "revoked"}  ${k.createdAt}  ${k.label}`,
+              )
               .join("\n")
           : "No API key.",
       );
@@ -183,7 +201,11 @@ key
     action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<JsonOption>();
       const row = await withRuntime((runtime) => runtime.context.services.apiKeys.revoke(id));
-      print(options, keyView(row), `API key ${keyId(row.prefix)} of store ${row.storeReference} is revoked.`);
+      print(
+        options,
+        keyView(row),
+        `API key ${keyId(row.prefix)} of store ${row.storeReference} is revoked.`,
+      );
     }),
   );
 
@@ -194,9 +216,15 @@ program
   .action(
     action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<JsonOption & { domain: string }>();
-      const result = await withRuntime((runtime) => runtime.context.services.demo.load(options.domain));
+      const result = await withRuntime((runtime) =>
+        runtime.context.services.demo.load(options.domain),
+      );
       const view = {
-        store: { reference: result.store.reference, domain: result.store.domain, name: result.store.name },
+        store: {
+          reference: result.store.reference,
+          domain: result.store.domain,
+          name: result.store.name,
+        },
         key: { id: result.keyId, key: result.apiKey },
       };
       print(

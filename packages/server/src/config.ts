@@ -46,14 +46,10 @@ const environmentSchema = z.object({
     z.iso.date("must be a day in YYYY-MM-DD format").optional(),
   ),
   SMTP_URL: optionalText.pipe(
-    z
-      .url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })
-      .optional(),
+    z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
   ),
   SMTP_FROM: optionalText.pipe(z.string().optional()),
-  LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default("info"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, "must be a size such as 1mb or 512kb")

@@ -57,6 +57,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`The server could not start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `The server could not start: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

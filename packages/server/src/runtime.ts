@@ -55,7 +55,7 @@ export async function openRuntime(
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
-  const databaseUrl = config.databaseUrl ?? (embedded?.url as string);
+  const databaseUrl = embedded ? embedded.url : (config.databaseUrl as string);
   try {
     if (options.migrate ?? config.migrateOnStart) await migrate(databaseUrl, logger);
     const masterKey = config.masterKey ?? (await developmentMasterKey(config.dataDir));

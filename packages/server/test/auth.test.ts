@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { Router } from "express";
+import { Router, type RequestHandler } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicAuth } from "../src/auth/basic.middleware.js";
 import { hmacAuth } from "../src/auth/hmac.middleware.js";
@@ -12,11 +12,15 @@ import { basic, startTestApp, type TestApp } from "./support/app.js";
  */
 function probes({ services }: AppContext): Router[] {
   const router = Router();
-  const whoami: Parameters<typeof router.get>[1] = (req, res) => {
+  const whoami: RequestHandler = (req, res) => {
     res.json({ store: req.store?.domain, customer: req.customerExternalId ?? null });
   };
   router.post("/probe/basic", basicAuth(services.apiKeys), whoami);
-  router.get("/probe/customer/:externalId", hmacAuth(services.stores, services.apiKeys, "path"), whoami);
+  router.get(
+    "/probe/customer/:externalId",
+    hmacAuth(services.stores, services.apiKeys, "path"),
+    whoami,
+  );
   router.post("/probe/referral", hmacAuth(services.stores, services.apiKeys, "query"), whoami);
   return [router];
 }
@@ -90,7 +94,10 @@ describe("Basic authentication (order operations)", () => {
   });
 
   it("refuses with a problem object from revision 2026-08-26", async () => {
-    const response = await post("/probe/basic", { authorization: basic("lk_nope"), revision: "2026-08-26" });
+    const response = await post("/probe/basic", {
+      authorization: basic("lk_nope"),
+      revision: "2026-08-26",
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(await response.json()).toMatchObject({
@@ -102,7 +109,9 @@ describe("Basic authentication (order operations)", () => {
 });
 
 const history = (externalId: string, query: Record<string, string>, headers = {}) =>
-  fetch(`${app.baseUrl}/probe/customer/${externalId}?${new URLSearchParams(query)}`, { headers });
+  fetch(`${app.baseUrl}/probe/customer/${externalId}?${new URLSearchParams(query).toString()}`, {
+    headers,
+  });
 
 describe("HMAC customer hash", () => {
   it("accepts a hash computed with openssl for each of the store's active keys", async () => {
@@ -129,34 +138,49 @@ describe("HMAC customer hash", () => {
   it("takes the externalId from the query for the referral operation", async () => {
     const hash = opensslHash("7", shop.reference, keyB);
     const query = new URLSearchParams({ externalId: "7", hash, domain: shop.domain });
-    const response = await post(`/probe/referral?${query}`, {});
+    const response = await post(`/probe/referral?${query.toString()}`, {});
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ store: shop.domain, customer: 7 });
   });
 
   const good = () => opensslHash("42", shop.reference, keyA);
   it.each([
-    ["a revoked key's hash", () => ({ hash: opensslHash("42", shop.reference, revokedKey), domain: shop.domain })],
-    ["another store's key", () => ({ hash: opensslHash("42", shop.reference, otherShopKey), domain: shop.domain })],
+    [
+      "a revoked key's hash",
+      () => ({ hash: opensslHash("42", shop.reference, revokedKey), domain: shop.domain }),
+    ],
+    [
+      "another store's key",
+      () => ({ hash: opensslHash("42", shop.reference, otherShopKey), domain: shop.domain }),
+    ],
     ["another store's domain", () => ({ hash: good(), domain: "https://other.example" })],
     ["an unknown domain", () => ({ hash: good(), domain: "https://unknown.example" })],
     ["an upper-cased hash", () => ({ hash: good().toUpperCase(), domain: shop.domain })],
     ["a truncated hash", () => ({ hash: good().slice(0, 127), domain: shop.domain })],
-    ["another customer's hash", () => ({ hash: opensslHash("43", shop.reference, keyA), domain: shop.domain })],
+    [
+      "another customer's hash",
+      () => ({ hash: opensslHash("43", shop.reference, keyA), domain: shop.domain }),
+    ],
     ["no hash", () => ({ domain: shop.domain })],
     ["no domain", () => ({ hash: good() })],
     ["the key as the hash", () => ({ hash: keyA, domain: shop.domain })],
   ])("refuses %s with 401", async (_name, query) => {
-    const response = await history("42", query() as Record<string, string>);
+    const response = await history("42", query());
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ statusCode: 401, error: "Unauthorized" });
   });
 
   it("refuses a non-numeric externalId with 401, in the problem format from 2026-08-26", async () => {
     const hash = opensslHash("abc", shop.reference, keyA);
-    const response = await history("abc", { hash, domain: shop.domain }, { revision: "2026-08-26" });
+    const response = await history(
+      "abc",
+      { hash, domain: shop.domain },
+      { revision: "2026-08-26" },
+    );
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ type: "https://loyalty.dev/problems/unauthorized" });
+    expect(await response.json()).toMatchObject({
+      type: "https://loyalty.dev/problems/unauthorized",
+    });
   });
 
   it("stops accepting a key's hashes as soon as the key is revoked", async () => {

@@ -32,7 +32,17 @@ describe("loyalty CLI", () => {
 
   it("creates a store, two keys, lists and revokes them", async () => {
     const created = await runCli(
-      ["store", "create", "--domain", "https://Cli-Shop.example/", "--reference", "cli-shop", "--currency", "USD", "--json"],
+      [
+        "store",
+        "create",
+        "--domain",
+        "https://Cli-Shop.example/",
+        "--reference",
+        "cli-shop",
+        "--currency",
+        "USD",
+        "--json",
+      ],
       env,
     );
     expect(created.code).toBe(0);
@@ -44,13 +54,19 @@ describe("loyalty CLI", () => {
       currency: "USD",
     });
 
-    const first = JSON.parse((await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout);
-    const second = JSON.parse((await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout);
+    const first = JSON.parse(
+      (await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout,
+    );
+    const second = JSON.parse(
+      (await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout,
+    );
     expect(first.key).toMatch(/^lk_[a-z0-9]{10}_[A-Za-z0-9_-]{43}$/);
     expect(first.key.startsWith(`${first.id}_`)).toBe(true);
     expect(second.key).not.toBe(first.key);
 
-    const listed = JSON.parse((await runCli(["key", "list", "--store", "cli-shop", "--json"], env)).stdout);
+    const listed = JSON.parse(
+      (await runCli(["key", "list", "--store", "cli-shop", "--json"], env)).stdout,
+    );
     expect(listed).toHaveLength(2);
     expect(listed.map((k: { id: string }) => k.id).sort()).toEqual([first.id, second.id].sort());
     expect(JSON.stringify(listed)).not.toContain(first.key);
@@ -72,19 +88,28 @@ describe("loyalty CLI", () => {
     [["key", "create", "--store", "no-such-store"], /No store has the reference no-such-store/],
     [["key", "revoke", "lk_0000000000"], /No API key has the id lk_0000000000/],
     [["frobnicate"], /unknown command 'frobnicate'/],
-  ])("refuses %j with a clear message, a non-zero exit, and writes nothing", async (args, message) => {
-    const before = [await count("stores"), await count("api_keys")];
-    const result = await runCli(args, env);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(message);
-    expect([await count("stores"), await count("api_keys")]).toEqual(before);
-  });
+  ])(
+    "refuses %j with a clear message, a non-zero exit, and writes nothing",
+    async (args, message) => {
+      const before = [await count("stores"), await count("api_keys")];
+      const result = await runCli(args, env);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(message);
+      expect([await count("stores"), await count("api_keys")]).toEqual(before);
+    },
+  );
 
   it("refuses a second store on the same domain", async () => {
-    const result = await runCli(["store", "create", "--domain", "https://cli-shop.example", "--json"], env);
+    const result = await runCli(
+      ["store", "create", "--domain", "https://cli-shop.example", "--json"],
+      env,
+    );
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stderr)).toEqual({
-      error: { message: "A store with domain https://cli-shop.example already exists.", reason: "validation-failed" },
+      error: {
+        message: "A store with domain https://cli-shop.example already exists.",
+        reason: "validation-failed",
+      },
     });
   });
 
@@ -116,6 +141,8 @@ describe("loyalty CLI", () => {
   it("explains an invalid configuration", async () => {
     const result = await runCli(["key", "list"], { ...env, DATABASE_URL: "mysql://nope" });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("DATABASE_URL: must be a postgres:// or postgresql:// connection URL");
+    expect(result.stderr).toContain(
+      "DATABASE_URL: must be a postgres:// or postgresql:// connection URL",
+    );
   });
 });

@@ -13,20 +13,29 @@ describe("configuration", () => {
 
   it("names every invalid variable and says what it must be", () => {
     try {
-      loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://x", LOYALTY_MASTER_KEY: "short", SMTP_URL: "http://x" });
+      loadConfig({
+        PORT: "eighty",
+        DATABASE_URL: "mysql://x",
+        LOYALTY_MASTER_KEY: "short",
+        SMTP_URL: "http://x",
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const message = (error as Error).message;
       expect(message).toContain("PORT");
-      expect(message).toContain("DATABASE_URL: must be a postgres:// or postgresql:// connection URL");
+      expect(message).toContain(
+        "DATABASE_URL: must be a postgres:// or postgresql:// connection URL",
+      );
       expect(message).toContain("LOYALTY_MASTER_KEY: must be 32 bytes");
       expect(message).toContain("SMTP_URL");
     }
   });
 
   it("requires a master key in production", () => {
-    expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(/LOYALTY_MASTER_KEY: required in production/);
+    expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(
+      /LOYALTY_MASTER_KEY: required in production/,
+    );
   });
 
   it("strips a trailing slash from the problem base URI", () => {

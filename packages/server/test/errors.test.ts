@@ -1,4 +1,4 @@
-import { claimRewardRequestSchema } from "@loyalty/shared-types";
+import { claimRewardRequestSchema, problemSchema } from "@loyalty/shared-types";
 import { Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRequest } from "../src/http/validate.js";
@@ -57,14 +57,14 @@ describe("one error path for every failure", () => {
       revision: "2026-08-26",
     });
     expect(response.status).toBe(400);
-    const problem = await response.json();
+    const problem = problemSchema.parse(await response.json());
     expect(problem.type).toMatch(/\/validation-failed$/);
     expect(problem.detail).toContain("1024 bytes");
   });
 
   it("lists every invalid field with a JSON pointer", async () => {
     const response = await send(JSON.stringify({ rewardId: "one" }), { revision: "2026-08-26" });
-    const problem = await response.json();
+    const problem = problemSchema.parse(await response.json());
     expect(problem.errors).toEqual([
       expect.objectContaining({ location: "body", pointer: "/rewardId", code: "invalid_type" }),
     ]);
@@ -78,17 +78,21 @@ describe("one error path for every failure", () => {
   });
 
   it("hides unexpected exceptions behind internal-server-error and logs them", async () => {
-    const response = await fetch(`${app.baseUrl}/probe/crash`, { headers: { revision: "2026-08-26" } });
+    const response = await fetch(`${app.baseUrl}/probe/crash`, {
+      headers: { revision: "2026-08-26" },
+    });
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(text).not.toContain("db.internal");
-    const problem = JSON.parse(text);
+    const problem = problemSchema.parse(JSON.parse(text));
     expect(problem).toMatchObject({
       type: "https://loyalty.dev/problems/internal-server-error",
       status: 500,
       detail: "The request could not be completed.",
     });
-    const logged = app.logs.find((line) => line.includes(problem.requestId) && line.includes("db.internal"));
+    const logged = app.logs.find(
+      (line) => line.includes(String(problem.requestId)) && line.includes("db.internal"),
+    );
     expect(logged).toBeDefined();
   });
 
@@ -110,7 +114,9 @@ describe("one error path for every failure", () => {
   it("keeps a sane caller request id and replaces an unsafe one", async () => {
     const kept = await fetch(`${app.baseUrl}/x`, { headers: { "x-request-id": "trace-123" } });
     expect(kept.headers.get("x-request-id")).toBe("trace-123");
-    const replaced = await fetch(`${app.baseUrl}/x`, { headers: { "x-request-id": "a b<script>" } });
+    const replaced = await fetch(`${app.baseUrl}/x`, {
+      headers: { "x-request-id": "a b<script>" },
+    });
     expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

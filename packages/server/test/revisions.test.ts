@@ -1,3 +1,4 @@
+import { problemSchema } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app.js";
 
@@ -30,7 +31,7 @@ describe("revision header", () => {
       const response = await get("/reward/list", { revision: value });
       expect(response.status).toBe(400);
       expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-      const problem = await response.json();
+      const problem = problemSchema.parse(await response.json());
       expect(problem.type).toBe("https://loyalty.dev/problems/invalid-revision-header");
       expect(problem.status).toBe(400);
       expect(problem.title).toBe("Invalid revision header");
@@ -42,7 +43,7 @@ describe("revision header", () => {
     app.setNow(new Date("2026-11-22T12:00:00Z"));
     const response = await get("/reward/list", { revision: "2025-01-01" });
     expect(response.status).toBe(400);
-    const problem = await response.json();
+    const problem = problemSchema.parse(await response.json());
     expect(problem.type).toMatch(/\/unknown-api-revision$/);
     expect(problem.detail).toContain("2026-01-01, 2026-06-18, 2026-08-26");
   });
@@ -57,7 +58,7 @@ describe("revision header", () => {
       const response = await get("/missing", { revision });
       expect(response.headers.get("revision")).toBe(revision);
       expect(response.headers.get("deprecation")).toBeNull();
-      const body = await response.json();
+      const body = (await response.json()) as Record<string, unknown>;
       if (problemFormat) {
         expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
         expect(body).toMatchObject({ type: "https://loyalty.dev/problems/not-found", status: 404 });
@@ -91,7 +92,7 @@ describe("revision header", () => {
     app.setNow(new Date("2028-01-02T00:00:00Z"));
     const retired = await get("/missing", { revision: "2026-01-01" });
     expect(retired.status).toBe(400);
-    const problem = await retired.json();
+    const problem = problemSchema.parse(await retired.json());
     expect(problem.type).toMatch(/\/unknown-api-revision$/);
     expect(problem.detail).toContain("Supported revisions: 2026-06-18, 2026-08-26.");
 

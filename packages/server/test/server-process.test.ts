@@ -25,9 +25,15 @@ describe("the server process on a machine with no database", () => {
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status).toBe(200);
 
-      const store = await runCli(["store", "create", "--domain", "https://embedded.example", "--json"], env);
+      const store = await runCli(
+        ["store", "create", "--domain", "https://embedded.example", "--json"],
+        env,
+      );
       expect(store.code).toBe(0);
-      const key = await runCli(["key", "create", "--store", JSON.parse(store.stdout).reference, "--json"], env);
+      const key = await runCli(
+        ["key", "create", "--store", JSON.parse(store.stdout).reference, "--json"],
+        env,
+      );
       expect(key.code).toBe(0);
       expect(existsSync(path.join(dataDir, "master.key"))).toBe(true);
 
@@ -49,6 +55,8 @@ describe("the server process on a machine with no database", () => {
     } finally {
       again.child.kill("SIGKILL");
     }
-    expect((await readFile(path.join(dataDir, "postgres", "PG_VERSION"), "utf8")).trim()).toMatch(/^\d+$/);
+    expect((await readFile(path.join(dataDir, "postgres", "PG_VERSION"), "utf8")).trim()).toMatch(
+      /^\d+$/,
+    );
   }, 120_000);
 });

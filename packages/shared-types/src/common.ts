@@ -82,7 +82,14 @@ export const numberArrayQuerySchema = z
       .map((part) => part.trim())
       .filter((part) => part !== ""),
   )
-  .pipe(z.array(z.string().regex(/^\d{1,16}$/, "must be a whole number").transform(Number)));
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^\d{1,16}$/, "must be a whole number")
+        .transform(Number),
+    ),
+  );
 
 /**
  * A store's internal reference: the `<store_reference>` of the customer HMAC key. It is a

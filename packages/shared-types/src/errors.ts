@@ -80,5 +80,5 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 /** Extracts the reason from a problem `type` URI (`.../validation-failed` -> validation-failed). */
 export function reasonFromProblemType(type: string): ErrorReason | undefined {
   const reason = type.slice(type.lastIndexOf("/") + 1);
-  return reason in ERROR_REASONS ? (reason as ErrorReason) : undefined;
+  return Object.hasOwn(ERROR_REASONS, reason) ? (reason as ErrorReason) : undefined;
 }

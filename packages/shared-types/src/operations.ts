@@ -1,5 +1,10 @@
 import type { z } from "zod";
-import { customerAuthQuerySchema, customerHistoryQuerySchema, customerHistoryResponseSchema, customerPathSchema } from "./customers.js";
+import {
+  customerAuthQuerySchema,
+  customerHistoryQuerySchema,
+  customerHistoryResponseSchema,
+  customerPathSchema,
+} from "./customers.js";
 import type { ErrorReason } from "./errors.js";
 import {
   registerOrderRequestV1Schema,
@@ -67,7 +72,10 @@ export const OPERATIONS = {
     successStatus: 201,
     errors: ["validation-failed", "unauthorized"],
     events: ["ORDER_REGISTERED", "POINTS_EARNED"],
-    body: { "2026-01-01": registerOrderRequestV1Schema, "2026-06-18": registerOrderRequestV2Schema },
+    body: {
+      "2026-01-01": registerOrderRequestV1Schema,
+      "2026-06-18": registerOrderRequestV2Schema,
+    },
     response: {
       "2026-01-01": registerOrderResponseV1Schema,
       "2026-06-18": registerOrderResponseV2Schema,

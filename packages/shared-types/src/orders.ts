@@ -171,7 +171,11 @@ function partialRefundNamesWhat(
   refund: { status: string; refundedAmount?: number | undefined; lines?: unknown[] | undefined },
   ctx: z.RefinementCtx,
 ) {
-  if (refund.status === "partially_refunded" && refund.refundedAmount === undefined && !refund.lines) {
+  if (
+    refund.status === "partially_refunded" &&
+    refund.refundedAmount === undefined &&
+    !refund.lines?.length
+  ) {
     ctx.addIssue({
       code: "custom",
       path: ["lines"],

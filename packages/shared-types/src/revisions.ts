@@ -14,7 +14,8 @@ export const REVISIONS = [
   {
     revision: "2026-06-18",
     releasedOn: "2026-06-18",
-    summary: "Order field externalRef renamed externalId (numeric); optional externalReference added.",
+    summary:
+      "Order field externalRef renamed externalId (numeric); optional externalReference added.",
   },
   {
     revision: "2026-08-26",
@@ -55,7 +56,9 @@ export function parseCalendarDay(value: string): Date | undefined {
   const match = DAY_PATTERN.exec(value);
   if (!match) return undefined;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are written.
+  date.setUTCFullYear(year, month - 1, day);
   const roundTrips =
     date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
   return roundTrips ? date : undefined;
@@ -78,9 +81,12 @@ export function revisionLifecycle(revision: ApiRevision, now: Date): RevisionLif
   return { revision, status, releasedOn, deprecatedOn, sunsetOn };
 }
 
-/** The revisions that are served at `now` (stable or deprecated), oldest first. */
+/** The revisions that are served at `now` (released, not retired), oldest first. */
 export function supportedRevisions(now: Date): ApiRevision[] {
-  return API_REVISIONS.filter((r) => revisionLifecycle(r, now).status !== "retired");
+  return API_REVISIONS.filter((r) => {
+    const lifecycle = revisionLifecycle(r, now);
+    return lifecycle.releasedOn <= now && lifecycle.status !== "retired";
+  });
 }
 
 export type RevisionResolution =

@@ -108,9 +108,7 @@ export const historySectionSchema = z.object({
 
 export const faqSectionSchema = z.object({
   ...sectionBase,
-  items: z
-    .array(z.object({ question: z.string().max(500), answer: z.string().max(5000) }))
-    .max(50),
+  items: z.array(z.object({ question: z.string().max(500), answer: z.string().max(5000) })).max(50),
 });
 
 export const programPresentationConfigSchema = z.object({

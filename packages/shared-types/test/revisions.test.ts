@@ -62,9 +62,7 @@ describe("revisionLifecycle", () => {
   it("is stable for a year from release, then deprecated for a year, then retired", () => {
     expect(revisionLifecycle("2026-01-01", at("2026-12-31", "23:59:59")).status).toBe("stable");
     expect(revisionLifecycle("2026-01-01", at("2027-01-01")).status).toBe("deprecated");
-    expect(revisionLifecycle("2026-01-01", at("2027-12-31", "23:59:59")).status).toBe(
-      "deprecated",
-    );
+    expect(revisionLifecycle("2026-01-01", at("2027-12-31", "23:59:59")).status).toBe("deprecated");
     expect(revisionLifecycle("2026-01-01", at("2028-01-01")).status).toBe("retired");
   });
 
@@ -76,9 +74,30 @@ describe("revisionLifecycle", () => {
   });
 
   it("drops retired revisions from the supported list", () => {
-    expect(supportedRevisions(at("2026-11-22"))).toEqual(["2026-01-01", "2026-06-18", "2026-08-26"]);
+    expect(supportedRevisions(at("2026-11-22"))).toEqual([
+      "2026-01-01",
+      "2026-06-18",
+      "2026-08-26",
+    ]);
     expect(supportedRevisions(at("2028-01-02"))).toEqual(["2026-06-18", "2026-08-26"]);
     expect(supportedRevisions(at("2028-08-26"))).toEqual([]);
+  });
+});
+
+describe("revisions not yet released", () => {
+  it("are not served before their release day", () => {
+    const before = new Date("2026-08-25T23:59:59Z");
+    expect(supportedRevisions(before)).toEqual(["2026-01-01", "2026-06-18"]);
+    const resolution = resolveRevision("2026-08-26", before);
+    expect(resolution).toMatchObject({ ok: false, reason: "unknown-api-revision" });
+  });
+
+  it("reads years below 100 as written, so 0026-01-01 is a day but no revision", () => {
+    expect(parseCalendarDay("0026-01-01")?.getUTCFullYear()).toBe(26);
+    expect(resolveRevision("0026-01-01", new Date("2026-11-22T00:00:00Z"))).toMatchObject({
+      ok: false,
+      reason: "unknown-api-revision",
+    });
   });
 });
 

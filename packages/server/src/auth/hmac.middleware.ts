@@ -24,7 +24,8 @@ export function hmacAuth(
     const refuse = () =>
       new AppError("unauthorized", "The customer hash does not match this store and customer.");
     const query = req.query as Record<string, unknown>;
-    const idText = externalIdFrom === "path" ? text(req.params["externalId"]) : text(query["externalId"]);
+    const idText =
+      externalIdFrom === "path" ? text(req.params["externalId"]) : text(query["externalId"]);
     const repeatedId = text(query["externalId"]);
     const hash = text(query["hash"]);
     const domain = text(query["domain"]);
@@ -43,7 +44,8 @@ export function hmacAuth(
     // Every key is compared, matching or not, so the time taken does not tell which one matched.
     let matched = false;
     for (const key of keys) {
-      if (constantTimeEqual(customerHash(store.reference, key, idText), hash as string)) matched = true;
+      if (constantTimeEqual(customerHash(store.reference, key, idText), hash as string))
+        matched = true;
     }
     if (!matched) throw refuse();
     req.store = {

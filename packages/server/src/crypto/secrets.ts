@@ -66,7 +66,8 @@ export async function developmentMasterKey(dataDir: string): Promise<string> {
   }
   await mkdir(dataDir, { recursive: true });
   const key = randomBytes(32).toString("hex");
-  await writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }).catch(async (error: unknown) => {
+  // "wx": when two processes start at once, the first key written wins and both read it.
+  await writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   });
   await chmod(file, 0o600);
@@ -82,5 +83,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 /** The customer hash of the spec: hex HMAC-SHA512 of the externalId text keyed `<ref>:<key>`. */
 export function customerHash(storeReference: string, apiKey: string, externalId: string): string {
-  return createHmac("sha512", `${storeReference}:${apiKey}`).update(externalId, "utf8").digest("hex");
+  return createHmac("sha512", `${storeReference}:${apiKey}`)
+    .update(externalId, "utf8")
+    .digest("hex");
 }

@@ -27,7 +27,9 @@ async function readSettings(file: string): Promise<ClusterSettings | undefined> 
 /** The postmaster.pid of a running cluster names its process; a stale one names a dead one. */
 async function runningPostmasterPid(clusterDir: string): Promise<number | undefined> {
   try {
-    const pid = Number((await readFile(path.join(clusterDir, "postmaster.pid"), "utf8")).split("\n")[0]);
+    const pid = Number(
+      (await readFile(path.join(clusterDir, "postmaster.pid"), "utf8")).split("\n")[0],
+    );
     process.kill(pid, 0);
     return pid;
   } catch {

@@ -51,8 +51,7 @@ export function httpLogger(logger: Logger) {
   return pinoHttp({
     logger,
     genReqId: (req) => (req as IncomingMessage & { requestId?: string }).requestId ?? "",
-    customLogLevel: (_req, res, error) =>
-      error || res.statusCode >= 500 ? "error" : "info",
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : "info"),
     serializers: {
       req: (req: IncomingMessage & { id?: string; raw?: IncomingMessage }) => {
         const raw = req.raw ?? req;

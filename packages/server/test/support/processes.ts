@@ -39,7 +39,9 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CommandR
 }
 
 /** Starts the server (src/main.ts) and resolves once it says it is listening. */
-export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: () => string }> {
+export function startServer(
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...NODE_ARGS, "src/main.ts"], {
       cwd: PACKAGE_DIR,

@@ -28,7 +28,11 @@ export interface DemoReward {
   };
 }
 
-export async function insertRules(db: Queryable, storeId: number, rules: DemoRule[]): Promise<void> {
+export async function insertRules(
+  db: Queryable,
+  storeId: number,
+  rules: DemoRule[],
+): Promise<void> {
   for (const rule of rules) {
     await db.query(
       `INSERT INTO attribution_rules (store_id, kind, target_id, name, rate, points_per_item)
@@ -38,7 +42,11 @@ export async function insertRules(db: Queryable, storeId: number, rules: DemoRul
   }
 }
 
-export async function insertClubs(db: Queryable, storeId: number, clubs: DemoClub[]): Promise<void> {
+export async function insertClubs(
+  db: Queryable,
+  storeId: number,
+  clubs: DemoClub[],
+): Promise<void> {
   for (const club of clubs) {
     await db.query(
       `INSERT INTO clubs (store_id, name, threshold, multiplier) VALUES ($1, $2, $3, $4)`,
@@ -91,7 +99,11 @@ export async function upsertWidgetConfiguration(
   );
 }
 
-export async function setBrandingColor(db: Queryable, storeId: number, color: string): Promise<void> {
+export async function setBrandingColor(
+  db: Queryable,
+  storeId: number,
+  color: string,
+): Promise<void> {
   await db.query(`UPDATE stores SET branding_color = $2, updated_at = now() WHERE id = $1`, [
     storeId,
     color,

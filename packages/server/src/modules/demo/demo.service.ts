@@ -29,7 +29,13 @@ const RULES: DemoRule[] = [
   { kind: "default", targetId: null, name: "1 point per euro", rate: 1, pointsPerItem: 0 },
   { kind: "category", targetId: 10, name: "Coffee: 2 points per euro", rate: 2, pointsPerItem: 0 },
   { kind: "category", targetId: 20, name: "Tea: 3 points per euro", rate: 3, pointsPerItem: 0 },
-  { kind: "product", targetId: 1001, name: "Espresso machine: 50 points", rate: 0, pointsPerItem: 50 },
+  {
+    kind: "product",
+    targetId: 1001,
+    name: "Espresso machine: 50 points",
+    rate: 0,
+    pointsPerItem: 50,
+  },
 ];
 
 const CLUBS: DemoClub[] = [
@@ -192,7 +198,11 @@ export class DemoService {
       await upsertWidgetConfiguration(client, store.id, "cart", CART);
       await upsertWidgetConfiguration(client, store.id, "program-presentation", PRESENTATION);
       const { key, row } = await this.apiKeys.create(store.reference, "demo", client);
-      return { store: { ...store, brandingColor: "#6b3fa0" }, apiKey: key, keyId: keyId(row.prefix) };
+      return {
+        store: { ...store, brandingColor: "#6b3fa0" },
+        apiKey: key,
+        keyId: keyId(row.prefix),
+      };
     });
   }
 }

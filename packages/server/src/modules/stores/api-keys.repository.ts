@@ -76,7 +76,10 @@ export async function findActiveKeyByPrefix(
 }
 
 /** Every active key of a store, for HMAC checks (a store may rotate through several). */
-export async function findActiveKeysOfStore(db: Queryable, storeId: number): Promise<SealedKeyRow[]> {
+export async function findActiveKeysOfStore(
+  db: Queryable,
+  storeId: number,
+): Promise<SealedKeyRow[]> {
   const { rows } = await db.query<SealedKeyRow>(
     `SELECT prefix, secret FROM api_keys WHERE store_id = $1 AND revoked_at IS NULL ORDER BY id`,
     [storeId],

@@ -27,7 +27,10 @@ export async function insertStore(
   return rows[0] as StoreRow;
 }
 
-export async function findStoreByDomain(db: Queryable, domain: string): Promise<StoreRow | undefined> {
+export async function findStoreByDomain(
+  db: Queryable,
+  domain: string,
+): Promise<StoreRow | undefined> {
   const { rows } = await db.query<StoreRow>(
     `SELECT ${STORE_COLUMNS} FROM stores WHERE domain = $1`,
     [domain],

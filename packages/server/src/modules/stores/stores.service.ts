@@ -40,17 +40,26 @@ export class StoresService {
     const store = parseRequest(createStoreInputSchema, input, "body");
     const reference = store.reference ?? newReference();
     if (await findStoreByDomain(db, store.domain)) {
-      throw new AppError("validation-failed", `A store with domain ${store.domain} already exists.`);
+      throw new AppError(
+        "validation-failed",
+        `A store with domain ${store.domain} already exists.`,
+      );
     }
     if (await findStoreByReference(db, reference)) {
-      throw new AppError("validation-failed", `A store with reference ${reference} already exists.`);
+      throw new AppError(
+        "validation-failed",
+        `A store with reference ${reference} already exists.`,
+      );
     }
     try {
       return await insertStore(db, { ...store, reference });
     } catch (error) {
       // Two creations racing for the same domain or reference: the unique index decides.
       if ((error as { code?: string }).code === "23505") {
-        throw new AppError("validation-failed", "A store with this domain or reference already exists.");
+        throw new AppError(
+          "validation-failed",
+          "A store with this domain or reference already exists.",
+        );
       }
       throw error;
     }
