@@ -30,7 +30,6 @@ CREATE TABLE api_keys (
   secret bytea NOT NULL,
   label text NOT NULL DEFAULT '',
   created_at timestamptz NOT NULL DEFAULT now(),
-  last_used_at timestamptz,
   revoked_at timestamptz
 );
 CREATE INDEX api_keys_active_by_store ON api_keys (store_id) WHERE revoked_at IS NULL;

@@ -9,6 +9,9 @@ function probes(): Router[] {
   router.post("/probe/echo", (req, res) => {
     res.status(201).json(parseRequest(claimRewardRequestSchema, req.body, "body"));
   });
+  router.get("/probe/item/:id", (req, res) => {
+    res.json({ id: req.params["id"] });
+  });
   router.get("/probe/crash", async () => {
     await Promise.resolve();
     throw new Error("connection to db.internal:5432 failed for user admin");
@@ -103,6 +106,16 @@ describe("one error path for every failure", () => {
       error: "Internal Server Error",
       message: "The request could not be completed.",
     });
+  });
+
+  it("answers a path whose percent-encoding is broken as a client error, not a 500", async () => {
+    const response = await fetch(`${app.baseUrl}/probe/item/%E0%A4%A`, {
+      headers: { revision: "2026-08-26" },
+    });
+    expect(response.status).toBe(400);
+    expect(problemSchema.parse(await response.json()).type).toMatch(/\/validation-failed$/);
+    const fine = await fetch(`${app.baseUrl}/probe/item/caf%C3%A9`);
+    expect(await fine.json()).toEqual({ id: "café" });
   });
 
   it("answers unknown routes and methods with not-found", async () => {

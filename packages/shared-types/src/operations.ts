@@ -6,6 +6,7 @@ import {
   customerPathSchema,
 } from "./customers.js";
 import type { ErrorReason } from "./errors.js";
+import { basicRequestHeadersSchema, requestHeadersSchema } from "./headers.js";
 import {
   registerOrderRequestV1Schema,
   registerOrderRequestV2Schema,
@@ -53,6 +54,7 @@ export interface OperationDefinition {
   errors: readonly ErrorReason[];
   /** Emitted to the outbox and the store's webhooks. */
   events: readonly EventType[];
+  headers: z.ZodType;
   pathParams?: z.ZodType;
   query?: z.ZodType;
   /** Request body per revision: the first entry whose revision is <= the request's applies. */
@@ -71,6 +73,7 @@ export const OPERATIONS = {
     summary: "Register an order; its points are computed asynchronously",
     successStatus: 201,
     errors: ["validation-failed", "unauthorized"],
+    headers: basicRequestHeadersSchema,
     events: ["ORDER_REGISTERED", "POINTS_EARNED"],
     body: {
       "2026-01-01": registerOrderRequestV1Schema,
@@ -88,6 +91,7 @@ export const OPERATIONS = {
     summary: "Declare an order cancelled, refunded or partially refunded (cumulative amounts)",
     successStatus: 201,
     errors: ["validation-failed", "unauthorized"],
+    headers: basicRequestHeadersSchema,
     events: ["ORDER_REFUNDED", "POINTS_DEDUCTED"],
     body: { "2026-01-01": refundOrderRequestV1Schema, "2026-06-18": refundOrderRequestV2Schema },
     response: {
@@ -102,6 +106,7 @@ export const OPERATIONS = {
     summary: "Points a product earns under the store's active attribution rules",
     successStatus: 200,
     errors: ["validation-failed", "not-found"],
+    headers: requestHeadersSchema,
     events: [],
     query: calculatePointsQuerySchema,
     response: calculatePointsResponseSchema,
@@ -119,6 +124,7 @@ export const OPERATIONS = {
       "referral-already-completed",
       "unauthorized",
     ],
+    headers: requestHeadersSchema,
     events: [],
     query: createReferralQuerySchema,
     body: createReferralRequestSchema,
@@ -131,6 +137,7 @@ export const OPERATIONS = {
     summary: "A customer's balance, transactions (newest first) and club",
     successStatus: 200,
     errors: ["unauthorized"],
+    headers: requestHeadersSchema,
     events: [],
     pathParams: customerPathSchema,
     query: customerHistoryQuerySchema,
@@ -151,6 +158,7 @@ export const OPERATIONS = {
       "platform-request-rejected",
       "platform-unavailable",
     ],
+    headers: requestHeadersSchema,
     events: ["REWARD_OBTAINED"],
     pathParams: customerPathSchema,
     query: customerAuthQuerySchema,
@@ -165,6 +173,7 @@ export const OPERATIONS = {
     summary: "Rewards purchasable with points, by ascending triggerValue",
     successStatus: 200,
     errors: ["not-found"],
+    headers: requestHeadersSchema,
     events: [],
     query: rewardListQuerySchema,
     response: rewardListResponseSchema,
@@ -183,6 +192,7 @@ export const OPERATIONS = {
       "platform-request-rejected",
       "platform-unavailable",
     ],
+    headers: requestHeadersSchema,
     events: [],
     body: refereeCodeRequestSchema,
     response: refereeCodeResponseSchema,
@@ -194,6 +204,7 @@ export const OPERATIONS = {
     summary: "Cart widget configuration",
     successStatus: 200,
     errors: ["not-found"],
+    headers: requestHeadersSchema,
     events: [],
     query: widgetConfigQuerySchema,
     response: cartWidgetResponseSchema,
@@ -205,6 +216,7 @@ export const OPERATIONS = {
     summary: "Product-points widget configuration",
     successStatus: 200,
     errors: ["not-found"],
+    headers: requestHeadersSchema,
     events: [],
     query: widgetConfigQuerySchema,
     response: productPointsWidgetResponseSchema,
@@ -216,6 +228,7 @@ export const OPERATIONS = {
     summary: "Programme presentation widget configuration",
     successStatus: 200,
     errors: ["not-found"],
+    headers: requestHeadersSchema,
     events: [],
     query: widgetConfigQuerySchema,
     response: programPresentationWidgetResponseSchema,

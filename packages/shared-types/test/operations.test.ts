@@ -129,4 +129,15 @@ describe("OPERATIONS", () => {
       expect(op.query.safeParse({}).success).toBe(false);
     }
   });
+
+  it("asks a Basic Authorization header of the order operations only", () => {
+    const authorization = `Basic ${Buffer.from("lk_abc:").toString("base64")}`;
+    for (const op of Object.values(OPERATIONS)) {
+      const headers = op.headers as z.ZodType;
+      expect(headers.safeParse({ revision: "2026-08-26", authorization }).success).toBe(true);
+      expect(headers.safeParse({ authorization }).success).toBe(true);
+      expect(headers.safeParse({ revision: "2025-01-01", authorization }).success).toBe(false);
+      expect(headers.safeParse({}).success).toBe(op.auth !== "basic");
+    }
+  });
 });

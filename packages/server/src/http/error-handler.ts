@@ -35,6 +35,11 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
     case "stream.encoding.set":
       return new AppError("validation-failed", error.message);
     default:
+      // Other client errors raised by Express itself, such as a path segment whose
+      // percent-encoding is broken (the router cannot decode the parameter).
+      if (error.status !== undefined && error.status >= 400 && error.status < 500) {
+        return new AppError("validation-failed", "The request is malformed.");
+      }
       return undefined;
   }
 }
