@@ -1,6 +1,9 @@
 -- Up Migration
 
 -- Stores and their credentials ---------------------------------------------------------------
+-- Configuration rows (keys, rules, clubs, widgets, webhooks) go with their store; history rows
+-- (customers, orders, refunds, rewards, claims, referrals, the ledger) keep it: a store with a
+-- history is never deleted, and customers are erased by anonymisation, keeping the ledger's sums.
 
 CREATE TABLE stores (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -84,7 +87,7 @@ CREATE UNIQUE INDEX attribution_rules_one_active
 
 CREATE TABLE rewards (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   name text NOT NULL,
   description text,
   image_url text,
@@ -98,7 +101,7 @@ CREATE INDEX rewards_by_store ON rewards (store_id, trigger_value);
 -- Editing a voucher writes a new version; the current one has no superseded_at.
 CREATE TABLE voucher_versions (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  reward_id bigint NOT NULL REFERENCES rewards (id) ON DELETE CASCADE,
+  reward_id bigint NOT NULL REFERENCES rewards (id),
   version integer NOT NULL CHECK (version >= 1),
   kind text NOT NULL CHECK (kind IN ('fixed_amount', 'percentage', 'free_shipping')),
   value numeric(12, 2) CHECK (value >= 0),
@@ -130,14 +133,14 @@ CREATE TABLE widget_configurations (
 
 CREATE TABLE customers (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   external_id bigint NOT NULL CHECK (external_id >= 0),
   email text,
   first_name text,
   last_name text,
   language text,
   -- Sum of the customer's ledger, kept in step in the same transaction as every entry.
-  balance integer NOT NULL DEFAULT 0,
+  balance bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   -- GDPR erasure anonymises the row and keeps the ledger's sums.
@@ -148,7 +151,7 @@ CREATE INDEX customers_by_email ON customers (store_id, lower(email));
 
 CREATE TABLE orders (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   -- externalRef (2026-01-01) or externalId (2026-06-18 and later), as text.
   external_id text NOT NULL,
   external_reference text,
@@ -158,8 +161,8 @@ CREATE TABLE orders (
   -- The registration as validated, in the latest contract's shape.
   payload jsonb NOT NULL,
   status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'processed')),
-  points_earned integer,
-  points_deducted integer NOT NULL DEFAULT 0,
+  points_earned bigint,
+  points_deducted bigint NOT NULL DEFAULT 0,
   -- The rules and club multiplier applied at earn time: later edits never change a refund.
   rule_snapshot jsonb,
   received_at timestamptz NOT NULL DEFAULT now(),
@@ -171,7 +174,7 @@ CREATE INDEX orders_by_customer ON orders (customer_id, ordered_at DESC);
 -- Every refund declaration as received (cumulative amounts), and what it did.
 CREATE TABLE refunds (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   order_external_id text NOT NULL,
   -- Null while the order is unknown to the store (logged, answered 201).
   order_id bigint REFERENCES orders (id),
@@ -181,7 +184,7 @@ CREATE TABLE refunds (
   processing_status text NOT NULL DEFAULT 'pending'
     CHECK (processing_status IN ('pending', 'processed')),
   outcome text CHECK (outcome IN ('deducted', 'no_change', 'lower_than_applied', 'unknown_order')),
-  points_deducted integer,
+  points_deducted bigint,
   received_at timestamptz NOT NULL DEFAULT now(),
   processed_at timestamptz
 );
@@ -189,10 +192,10 @@ CREATE INDEX refunds_by_order ON refunds (store_id, order_external_id, id);
 
 CREATE TABLE referrals (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   referrer_customer_id bigint NOT NULL REFERENCES customers (id),
-  -- Lower-cased invited address.
-  email text NOT NULL,
+  -- Lower-cased invited address: one referral per address and store, ever.
+  email text NOT NULL CHECK (email = lower(email)),
   first_name text,
   last_name text,
   language text,
@@ -210,11 +213,11 @@ CREATE TABLE referrals (
 
 CREATE TABLE reward_claims (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   customer_id bigint NOT NULL REFERENCES customers (id),
   reward_id bigint NOT NULL REFERENCES rewards (id),
   voucher_version_id bigint NOT NULL REFERENCES voucher_versions (id),
-  points integer NOT NULL CHECK (points > 0),
+  points bigint NOT NULL CHECK (points > 0),
   -- reserved: points held, platform asked; confirmed: code issued; released: points given back.
   status text NOT NULL DEFAULT 'reserved' CHECK (status IN ('reserved', 'confirmed', 'released')),
   code text,
@@ -234,8 +237,8 @@ CREATE TABLE ledger_transactions (
   kind text NOT NULL CHECK (kind IN (
     'earn', 'refund_deduction', 'reward_redemption', 'referral_bonus', 'manual_adjustment', 'expiry'
   )),
-  points integer NOT NULL CHECK (points <> 0),
-  balance_after integer NOT NULL,
+  points bigint NOT NULL CHECK (points <> 0),
+  balance_after bigint NOT NULL,
   order_id bigint REFERENCES orders (id),
   refund_id bigint REFERENCES refunds (id),
   claim_id bigint REFERENCES reward_claims (id),
@@ -244,9 +247,15 @@ CREATE TABLE ledger_transactions (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX ledger_by_customer ON ledger_transactions (customer_id, id DESC);
--- An order earns once, whatever the number of registrations or workers.
+-- Jobs run at least once: each cause writes its transaction once, whatever the retries.
 CREATE UNIQUE INDEX ledger_one_earn_per_order ON ledger_transactions (order_id)
   WHERE kind = 'earn';
+CREATE UNIQUE INDEX ledger_one_deduction_per_refund ON ledger_transactions (refund_id)
+  WHERE kind = 'refund_deduction';
+CREATE UNIQUE INDEX ledger_one_redemption_per_claim ON ledger_transactions (claim_id)
+  WHERE kind = 'reward_redemption';
+CREATE UNIQUE INDEX ledger_one_bonus_per_referral ON ledger_transactions (referral_id)
+  WHERE kind = 'referral_bonus';
 
 CREATE FUNCTION ledger_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -259,7 +268,7 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger_transactions
 -- Events: written in the same transaction as the change, delivered to webhooks afterwards.
 CREATE TABLE outbox_events (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  store_id bigint NOT NULL REFERENCES stores (id) ON DELETE CASCADE,
+  store_id bigint NOT NULL REFERENCES stores (id),
   type text NOT NULL CHECK (type IN (
     'ORDER_REGISTERED', 'POINTS_EARNED', 'ORDER_REFUNDED', 'POINTS_DEDUCTED', 'REWARD_OBTAINED'
   )),

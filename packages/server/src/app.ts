@@ -1,5 +1,6 @@
 import express, { type Router } from "express";
 import "./http/express-augment.js";
+import { jsonBody } from "./http/body.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
@@ -26,9 +27,9 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(httpLogger(logger));
   app.use(healthRoutes(pool, options.isShuttingDown ?? (() => false)));
   app.use(revisionMiddleware(clock));
-  app.use(express.json({ limit: config.bodyLimit }));
+  app.use(jsonBody(config.bodyLimit));
   for (const router of options.routers ?? []) app.use(router);
   app.use(notFoundHandler);
-  app.use(errorHandler(config.problemBaseUri));
+  app.use(errorHandler(config.problemBaseUri, logger));
   return app;
 }

@@ -42,7 +42,8 @@ async function withRuntime<T>(
   const config = loadConfig();
   // Logs go to stderr so that stdout holds only the command's output.
   const logger = createLogger(process.env["LOG_LEVEL"] ?? "error", pino.destination(2));
-  const runtime = await openRuntime(config, logger, options);
+  // A cluster a killed server left running is the next server's to stop, not a command's.
+  const runtime = await openRuntime(config, logger, { ...options, adoptEmbedded: false });
   try {
     return await work(runtime);
   } finally {

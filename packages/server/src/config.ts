@@ -92,11 +92,20 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     );
   }
   const env = parsed.data;
-  if (env.NODE_ENV === "production" && !env.LOYALTY_MASTER_KEY) {
-    throw new ConfigError([
-      "LOYALTY_MASTER_KEY: required in production (it encrypts API keys and platform credentials; generate one with openssl rand -hex 32)",
-    ]);
+  const problems: string[] = [];
+  // Every process sharing a database must share the key that encrypts its secrets: a key
+  // generated per machine would leave the others unable to read the API keys.
+  if (!env.LOYALTY_MASTER_KEY && (env.NODE_ENV === "production" || env.DATABASE_URL)) {
+    problems.push(
+      `LOYALTY_MASTER_KEY: required ${env.DATABASE_URL ? "with DATABASE_URL" : "in production"} (it encrypts API keys and platform credentials; generate one with openssl rand -hex 32 and give every process the same)`,
+    );
   }
+  if (env.NODE_ENV === "production" && !env.DATABASE_URL) {
+    problems.push(
+      "DATABASE_URL: required in production (the embedded PostgreSQL is for development machines)",
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: env.NODE_ENV,
     port: env.PORT,

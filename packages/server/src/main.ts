@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const app = createApp(runtime.context, { isShuttingDown: () => shuttingDown });
 
-  const server = app.listen(config.port, config.host ?? "::");
+  // Without HOST, Node's default: every interface, IPv6 and IPv4 alike.
+  const server = config.host ? app.listen(config.port, config.host) : app.listen(config.port);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -57,8 +58,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `The server could not start: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
+  const reason =
+    error instanceof ConfigError
+      ? error.message
+      : error instanceof Error
+        ? error.stack
+        : String(error);
+  process.stderr.write(`The server could not start: ${reason}\n`);
   process.exit(1);
 });

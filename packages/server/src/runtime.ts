@@ -50,11 +50,13 @@ export interface Runtime {
 export async function openRuntime(
   config: Config,
   logger: Logger,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; adoptEmbedded?: boolean } = {},
 ): Promise<Runtime> {
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
+    : await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger, {
+        adopt: options.adoptEmbedded,
+      });
   const databaseUrl = embedded ? embedded.url : (config.databaseUrl as string);
   try {
     if (options.migrate ?? config.migrateOnStart) await migrate(databaseUrl, logger);
@@ -74,6 +76,10 @@ export async function openRuntime(
       clock: clockFor(config),
       services: createServices(pool, SecretBox.fromText(masterKey)),
     };
+    await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
+      await pool.end();
+      throw error;
+    });
     return {
       context,
       databaseUrl,

@@ -80,6 +80,9 @@ describe("Basic authentication (order operations)", () => {
   ])("refuses %s with 401 unauthorized in the legacy format", async (_name, header) => {
     const response = await post("/probe/basic", header ? { authorization: header() } : {});
     expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toBe(
+      'Basic realm="Loyalty API", charset="UTF-8"',
+    );
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({
       statusCode: 401,
@@ -164,6 +167,10 @@ describe("HMAC customer hash", () => {
     ["no hash", () => ({ domain: shop.domain })],
     ["no domain", () => ({ hash: good() })],
     ["the key as the hash", () => ({ hash: keyA, domain: shop.domain })],
+    [
+      "a domain with a NUL character",
+      () => ({ hash: good(), domain: "https://sh\u0000op.example" }),
+    ],
   ])("refuses %s with 401", async (_name, query) => {
     const response = await history("42", query());
     expect(response.status).toBe(401);

@@ -138,6 +138,12 @@ describe("loyalty CLI", () => {
     expect(again.stderr).toContain("already exists");
   });
 
+  it("refuses to start with a master key that cannot read the stored keys", async () => {
+    const result = await runCli(["key", "list"], { ...env, LOYALTY_MASTER_KEY: "ab".repeat(32) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("LOYALTY_MASTER_KEY does not decrypt the API keys");
+  });
+
   it("explains an invalid configuration", async () => {
     const result = await runCli(["key", "list"], { ...env, DATABASE_URL: "mysql://nope" });
     expect(result.code).toBe(1);

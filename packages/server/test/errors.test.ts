@@ -1,4 +1,5 @@
 import { claimRewardRequestSchema, problemSchema } from "@loyalty/shared-types";
+import http from "node:http";
 import { Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRequest } from "../src/http/validate.js";
@@ -116,6 +117,36 @@ describe("one error path for every failure", () => {
     expect(problemSchema.parse(await response.json()).type).toMatch(/\/validation-failed$/);
     const fine = await fetch(`${app.baseUrl}/probe/item/caf%C3%A9`);
     expect(await fine.json()).toEqual({ id: "café" });
+  });
+
+  it("refuses a JSON body escaping a NUL character, which PostgreSQL cannot store", async () => {
+    const response = await send('{"rewardId": 1, "note": "a\\u0000b"}', { revision: "2026-08-26" });
+    expect(response.status).toBe(400);
+    const problem = problemSchema.parse(await response.json());
+    expect(problem.detail).toContain("NUL");
+    const escapedBackslash = await send('{"rewardId": 1, "note": "a\\\\u0000b"}');
+    expect(escapedBackslash.status).toBe(201);
+  });
+
+  it("answers a request target that is no URL in JSON and logs it", async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>(
+      (resolve, reject) => {
+        const request = http.request(
+          { host: "127.0.0.1", port: new URL(app.baseUrl).port, path: "//x:99999/p?hash=abc" },
+          (response) => {
+            let body = "";
+            response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        request.on("error", reject);
+        request.end();
+      },
+    );
+    expect(status).toBe(404);
+    expect(JSON.parse(body)).toMatchObject({ statusCode: 404, error: "Not Found" });
+    expect(app.logs.some((line) => line.includes("//x:99999/p"))).toBe(true);
+    expect(app.logs.join("")).not.toContain("hash=abc");
   });
 
   it("answers unknown routes and methods with not-found", async () => {

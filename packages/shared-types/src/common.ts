@@ -25,7 +25,13 @@ export const externalIdTextSchema = z
  * The store's domain as declared in the back-office: a full origin with scheme
  * (`https://shop.example`). Look-ups normalise case and a trailing slash.
  */
-export const domainSchema = z.string().min(6).max(255);
+export const domainSchema = z
+  .string()
+  .min(6)
+  .max(255)
+  // Control characters (a NUL above all) are never part of an origin and PostgreSQL refuses NUL.
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
 
 /** Customer HMAC: hex HMAC-SHA512 of the externalId text keyed `<store_reference>:<API_KEY>`. */
 export const customerHashSchema = z

@@ -16,7 +16,7 @@ export type RuleKind = z.infer<typeof ruleKindSchema>;
 export const calculatePointsQuerySchema = z.object({
   product: externalIdTextSchema.optional(),
   categories: numberArrayQuerySchema.optional(),
-  price: numberQuerySchema.pipe(z.number().min(1)),
+  price: numberQuerySchema.pipe(z.number().min(1).max(1_000_000_000)),
   domain: domainSchema,
 });
 export type CalculatePointsQuery = z.infer<typeof calculatePointsQuerySchema>;

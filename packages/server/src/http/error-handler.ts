@@ -7,6 +7,7 @@ import {
   type Problem,
 } from "@loyalty/shared-types";
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
 import { AppError } from "./app-error.js";
 
 interface BodyParserError extends Error {
@@ -28,6 +29,10 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
         `The request body exceeds the limit of ${error.limit ?? "?"} bytes.`,
         [{ location: "body", pointer: "", message: "body too large", code: "too_big" }],
       );
+    case "entity.verify.failed":
+      return new AppError("validation-failed", error.message, [
+        { location: "body", pointer: "", message: error.message, code: "invalid_string" },
+      ]);
     case "charset.unsupported":
     case "encoding.unsupported":
     case "request.aborted":
@@ -35,10 +40,9 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
     case "stream.encoding.set":
       return new AppError("validation-failed", error.message);
     default:
-      // Other client errors raised by Express itself, such as a path segment whose
-      // percent-encoding is broken (the router cannot decode the parameter).
-      if (error.status !== undefined && error.status >= 400 && error.status < 500) {
-        return new AppError("validation-failed", "The request is malformed.");
+      // The router cannot decode a path parameter whose percent-encoding is broken.
+      if (error instanceof URIError && error.status === 400) {
+        return new AppError("validation-failed", "The request path is not valid percent-encoding.");
       }
       return undefined;
   }
@@ -54,7 +58,7 @@ export const notFoundHandler: RequestHandler = (req) => {
  * `{statusCode, error, message}` before. A request whose revision header was refused is
  * answered with a problem object, the format of the reasons that refuse it.
  */
-export function errorHandler(problemBaseUri: string): ErrorRequestHandler {
+export function errorHandler(problemBaseUri: string, logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
@@ -68,10 +72,12 @@ export function errorHandler(problemBaseUri: string): ErrorRequestHandler {
             cause: error,
           }));
 
+    // req.log is missing only if the request failed before its logger was made.
+    const log = (req.log as Logger | undefined) ?? logger.child({ reqId: req.requestId });
     if (appError.reason === "internal-server-error") {
-      req.log.error({ err: error }, "request failed");
+      log.error({ err: error }, "request failed");
     } else {
-      req.log.info({ reason: appError.reason, detail: appError.detail }, "request refused");
+      log.info({ reason: appError.reason, detail: appError.detail }, "request refused");
     }
 
     const { status, reason, detail } = appError;

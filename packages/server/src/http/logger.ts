@@ -38,7 +38,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 
 /** The query string without the values that authenticate (hash) or could identify keys. */
 function safeQuery(url: string): Record<string, string> {
-  const query = new URL(url, "http://localhost").searchParams;
+  // Not `new URL()`: a request target such as `//x:99999/p` is no URL and must still be logged.
+  const at = url.indexOf("?");
+  const query = new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
   const out: Record<string, string> = {};
   for (const [name, value] of query) {
     out[name] = name === "hash" ? "[redacted]" : value.slice(0, 200);

@@ -9,6 +9,24 @@ export function databaseUrl(serverUrl: string, database: string): string {
   return url.toString();
 }
 
+/** `<prefix>_<unix seconds>_<random>`: the time lets a later run drop what a killed run left. */
+export function testDatabaseName(prefix: string): string {
+  return `${prefix}_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString("hex")}`;
+}
+
+/** Drops test databases older than two hours: leftovers of runs that were killed. */
+export async function dropAbandonedTestDatabases(admin: pg.Client): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname ~ '^loyalty_(test|template)_[0-9]+_[0-9a-f]+$'`,
+  );
+  const cutoff = Date.now() / 1000 - 2 * 3600;
+  for (const { datname } of rows) {
+    if (Number(datname.split("_")[2]) < cutoff) {
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+  }
+}
+
 export interface TestDatabase {
   url: string;
   drop(): Promise<void>;
@@ -17,7 +35,7 @@ export interface TestDatabase {
 /** A fresh, migrated database of this test file's own, copied from the run's template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = inject("adminDatabaseUrl");
-  const name = `loyalty_test_${randomBytes(6).toString("hex")}`;
+  const name = testDatabaseName("loyalty_test");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject("templateDatabase")}`);

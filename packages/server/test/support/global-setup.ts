@@ -8,7 +8,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { migrate } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/http/logger.js";
-import { databaseUrl } from "./database.js";
+import { databaseUrl, dropAbandonedTestDatabases, testDatabaseName } from "./database.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -54,9 +54,10 @@ export default async function setup(project: TestProject) {
     adminUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   }
 
-  const template = `loyalty_template_${randomBytes(6).toString("hex")}`;
+  const template = testDatabaseName("loyalty_template");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
+  await dropAbandonedTestDatabases(admin);
   await admin.query(`CREATE DATABASE ${template}`);
   await admin.end();
   await migrate(databaseUrl(adminUrl, template), createLogger("silent"));

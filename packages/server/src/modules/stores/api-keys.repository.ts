@@ -86,3 +86,13 @@ export async function findActiveKeysOfStore(
   );
   return rows;
 }
+
+/** Any one stored key, to check at start-up that the master key can read them. */
+export async function findAnySealedKey(
+  db: Queryable,
+): Promise<(SealedKeyRow & { storeId: number }) | undefined> {
+  const { rows } = await db.query<SealedKeyRow & { storeId: number }>(
+    `SELECT prefix, secret, store_id AS "storeId" FROM api_keys ORDER BY id LIMIT 1`,
+  );
+  return rows[0];
+}

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import { ConfigError } from "../../config.js";
 import type { Queryable } from "../../db/pool.js";
 import { constantTimeEqual, type SecretBox } from "../../crypto/secrets.js";
 import { AppError } from "../../http/app-error.js";
 import {
   findActiveKeyByPrefix,
+  findAnySealedKey,
   findActiveKeysOfStore,
   insertApiKey,
   listApiKeys,
@@ -32,8 +34,9 @@ function prefixOf(keyOrId: string): string | undefined {
   return /^lk_([a-z0-9]{10})(_|$)/.exec(keyOrId)?.[1];
 }
 
-function sealContext(prefix: string): string {
-  return `api_key:${prefix}`;
+/** Binds a key's ciphertext to its row and store: moved to another store, it does not decrypt. */
+function sealContext(storeId: number, prefix: string): string {
+  return `api_key:${storeId}:${prefix}`;
 }
 
 export class ApiKeysService {
@@ -56,7 +59,7 @@ export class ApiKeysService {
     const row = await insertApiKey(db, {
       storeId: store.id,
       prefix,
-      secret: this.secrets.encrypt(key, sealContext(prefix)),
+      secret: this.secrets.encrypt(key, sealContext(store.id, prefix)),
       label,
     });
     return { key, row };
@@ -83,13 +86,29 @@ export class ApiKeysService {
     if (!prefix) return undefined;
     const sealed = await findActiveKeyByPrefix(this.pool, prefix);
     if (!sealed) return undefined;
-    const plain = this.secrets.decrypt(sealed.secret, sealContext(sealed.prefix));
+    const plain = this.secrets.decrypt(sealed.secret, sealContext(sealed.store.id, sealed.prefix));
     return constantTimeEqual(plain, key) ? sealed.store : undefined;
   }
 
   /** The plain active keys of a store, to check customer hashes against each of them. */
   async activeKeys(storeId: number): Promise<string[]> {
     const sealed = await findActiveKeysOfStore(this.pool, storeId);
-    return sealed.map((row) => this.secrets.decrypt(row.secret, sealContext(row.prefix)));
+    return sealed.map((row) => this.secrets.decrypt(row.secret, sealContext(storeId, row.prefix)));
+  }
+
+  /**
+   * Fails fast when the configured master key is not the one the stored keys were written
+   * with, rather than answering every authenticated request with a 500.
+   */
+  async assertMasterKeyReadsKeys(): Promise<void> {
+    const sample = await findAnySealedKey(this.pool);
+    if (!sample) return;
+    try {
+      this.secrets.decrypt(sample.secret, sealContext(sample.storeId, sample.prefix));
+    } catch {
+      throw new ConfigError([
+        "LOYALTY_MASTER_KEY does not decrypt the API keys stored in this database: it is not the key they were written with",
+      ]);
+    }
   }
 }
