@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { apiRevisionSchema } from "./revisions.js";
 
+/*
+ * These schemas describe the headers for the OpenAPI document and the SDK. The server does not
+ * validate requests with them: a bad revision header answers invalid-revision-header or
+ * unknown-api-revision, a bad Authorization header 401, never validation-failed.
+ */
+
 /**
  * The `revision` request header. Declared required with the latest revision as default; an
  * absent header serves the historical contract (the oldest supported revision).
