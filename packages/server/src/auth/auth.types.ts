@@ -1,8 +1,7 @@
+import type { StoreRow } from "../modules/stores/stores.repository.js";
+
 /** The store whose credentials a request presented. */
-export interface AuthenticatedStore {
-  id: number;
-  reference: string;
-  domain: string;
-  language: string;
-  currency: string;
-}
+export type AuthenticatedStore = Pick<
+  StoreRow,
+  "id" | "reference" | "domain" | "language" | "currency"
+>;

@@ -27,35 +27,29 @@ export function hmacAuth(
     const idText =
       externalIdFrom === "path" ? text(req.params["externalId"]) : text(query["externalId"]);
     const repeatedId = text(query["externalId"]);
-    const hash = text(query["hash"]);
-    const domain = text(query["domain"]);
+    const externalId = externalIdTextSchema.safeParse(idText);
+    const hash = customerHashSchema.safeParse(query["hash"]);
+    const domain = domainSchema.safeParse(query["domain"]);
     if (
       idText === undefined ||
-      !externalIdTextSchema.safeParse(idText).success ||
+      !externalId.success ||
       (externalIdFrom === "path" && repeatedId !== undefined && repeatedId !== idText) ||
-      !customerHashSchema.safeParse(hash).success ||
-      !domainSchema.safeParse(domain).success
+      !hash.success ||
+      !domain.success
     ) {
       throw refuse();
     }
-    const store = await stores.findByDomain(domain as string);
+    const store = await stores.findByDomain(domain.data);
     if (!store) throw refuse();
     const keys = await apiKeys.activeKeys(store.id);
     // Every key is compared, matching or not, so the time taken does not tell which one matched.
     let matched = false;
     for (const key of keys) {
-      if (constantTimeEqual(customerHash(store.reference, key, idText), hash as string))
-        matched = true;
+      if (constantTimeEqual(customerHash(store.reference, key, idText), hash.data)) matched = true;
     }
     if (!matched) throw refuse();
-    req.store = {
-      id: store.id,
-      reference: store.reference,
-      domain: store.domain,
-      language: store.language,
-      currency: store.currency,
-    };
-    req.customerExternalId = Number(idText);
+    req.store = store;
+    req.customerExternalId = externalId.data;
     next();
   };
 }

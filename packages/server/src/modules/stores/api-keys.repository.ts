@@ -1,3 +1,4 @@
+import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import type { Queryable } from "../../db/pool.js";
 
 export interface ApiKeyRow {
@@ -56,7 +57,7 @@ export async function revokeApiKey(db: Queryable, prefix: string): Promise<ApiKe
 }
 
 export interface SealedKeyWithStore extends SealedKeyRow {
-  store: { id: number; reference: string; domain: string; language: string; currency: string };
+  store: AuthenticatedStore;
 }
 
 /** The active key with this public prefix, with its store, for Basic authentication. */
