@@ -55,6 +55,13 @@ const environmentSchema = z.object({
     .regex(/^\d+(b|kb|mb)$/i, "must be a size such as 1mb or 512kb")
     .default("1mb"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  WORKERS: z.enum(["in-process", "off"]).default("in-process"),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  WORKER_HEARTBEAT_MS: z.coerce.number().int().min(50).default(5_000),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(10),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  STOREFRONT_MAX_AGE: z.coerce.number().int().min(0).max(86_400).default(60),
 });
 
 export interface Config {
@@ -75,6 +82,14 @@ export interface Config {
   logLevel: string;
   bodyLimit: string;
   shutdownTimeoutMs: number;
+  /** Run the job workers inside the API process, or leave them to `loyalty worker`. */
+  workers: "in-process" | "off";
+  workerConcurrency: number;
+  /** How often a worker says it is alive; one silent for six beats is presumed dead. */
+  workerHeartbeatMs: number;
+  webhooks: { maxAttempts: number; retryBaseMs: number; timeoutMs: number };
+  /** Cache-Control max-age (seconds) of the storefront reads (calculate, rewards, widgets). */
+  storefrontMaxAge: number;
 }
 
 export class ConfigError extends Error {
@@ -124,5 +139,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    workers: env.WORKERS,
+    workerConcurrency: env.WORKER_CONCURRENCY,
+    workerHeartbeatMs: env.WORKER_HEARTBEAT_MS,
+    webhooks: {
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    },
+    storefrontMaxAge: env.STOREFRONT_MAX_AGE,
   };
 }

@@ -1,6 +1,7 @@
 export * from "./common.js";
 export * from "./customers.js";
 export * from "./errors.js";
+export * from "./events.js";
 export * from "./headers.js";
 export * from "./operations.js";
 export * from "./orders.js";

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { EventType } from "./events.js";
 import {
   customerAuthQuerySchema,
   customerHistoryQuerySchema,
@@ -244,12 +245,4 @@ export const COMMON_ERROR_REASONS = [
   "internal-server-error",
 ] as const satisfies readonly ErrorReason[];
 
-/** The five events of the spec, written to the outbox with the change that causes them. */
-export const EVENT_TYPES = [
-  "ORDER_REGISTERED",
-  "POINTS_EARNED",
-  "ORDER_REFUNDED",
-  "POINTS_DEDUCTED",
-  "REWARD_OBTAINED",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+

@@ -1,12 +1,17 @@
 import { fileURLToPath } from "node:url";
 import { runner } from "node-pg-migrate";
 import type { Logger } from "pino";
+import { migrateJobQueue } from "../jobs/queue.js";
 
 /** Timestamped SQL files, applied in order by node-pg-migrate under an advisory lock. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations", import.meta.url));
 
-/** Applies every pending migration; safe to run from several processes at once. */
+/**
+ * Applies every pending migration, the job queue's schema included (orders enqueue their jobs
+ * in SQL, so it must exist before the first request); safe from several processes at once.
+ */
 export async function migrate(databaseUrl: string, logger: Logger): Promise<string[]> {
+  await migrateJobQueue(databaseUrl, logger);
   const applied = await runner({
     databaseUrl,
     dir: MIGRATIONS_DIR,

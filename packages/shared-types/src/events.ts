@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { externalIdSchema, isoDateTimeSchema, pointsSchema } from "./common.js";
+import { refundStatusSchema } from "./orders.js";
+
+/** The five events of the spec, written to the outbox with the change that causes them. */
+export const EVENT_TYPES = [
+  "ORDER_REGISTERED",
+  "POINTS_EARNED",
+  "ORDER_REFUNDED",
+  "POINTS_DEDUCTED",
+  "REWARD_OBTAINED",
+] as const;
+export const eventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * An order as events name it. Events are not served per revision, so the identifier is the
+ * text the store registered: `externalRef` (2026-01-01) or the decimal `externalId`.
+ */
+export const eventOrderSchema = z.object({
+  externalId: z.string(),
+  externalReference: z.string().nullable(),
+});
+
+export const eventCustomerSchema = z.object({ externalId: externalIdSchema });
+
+export const eventDataSchemas = {
+  ORDER_REGISTERED: z.object({
+    order: eventOrderSchema,
+    customer: eventCustomerSchema,
+    currency: z.string(),
+    orderedAt: isoDateTimeSchema,
+  }),
+  POINTS_EARNED: z.object({
+    order: eventOrderSchema,
+    customer: eventCustomerSchema,
+    /** Points credited. */
+    points: pointsSchema.min(1),
+    /** The customer's balance after the credit. */
+    balance: pointsSchema,
+  }),
+  ORDER_REFUNDED: z.object({
+    order: eventOrderSchema,
+    customer: eventCustomerSchema,
+    refundStatus: refundStatusSchema,
+    creditNoteId: z.string().nullable(),
+  }),
+  POINTS_DEDUCTED: z.object({
+    order: eventOrderSchema,
+    customer: eventCustomerSchema,
+    /** Points taken back, as a positive number. */
+    points: pointsSchema.min(1),
+    /** The customer's balance after the deduction; it may be negative. */
+    balance: pointsSchema,
+  }),
+  REWARD_OBTAINED: z.object({
+    customer: eventCustomerSchema,
+    rewardId: externalIdSchema,
+    points: pointsSchema.min(1),
+    balance: pointsSchema,
+  }),
+} satisfies Record<EventType, z.ZodType>;
+export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
+
+/**
+ * The body POSTed to a store's webhook endpoint. Signed in the `Loyalty-Signature` header:
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint's secret>`.
+ */
+export const webhookEventSchema = z.discriminatedUnion(
+  "type",
+  EVENT_TYPES.map((type) =>
+    z.object({
+      /** Unique per event: use it to ignore a redelivery. */
+      id: z.string(),
+      type: z.literal(type),
+      createdAt: isoDateTimeSchema,
+      data: eventDataSchemas[type],
+    }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
+export type WebhookEvent = {
+  [T in EventType]: { id: string; type: T; createdAt: string; data: EventData<T> };
+}[EventType];
+
+export const WEBHOOK_SIGNATURE_HEADER = "loyalty-signature";
