@@ -6,6 +6,7 @@ import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
 import { requestId } from "./http/request-id.js";
 import { revisionMiddleware } from "./http/revision.middleware.js";
+import { apiRoutes } from "./routes.js";
 import type { AppContext } from "./runtime.js";
 
 export interface AppOptions {
@@ -28,7 +29,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(healthRoutes(pool, options.isShuttingDown ?? (() => false)));
   app.use(revisionMiddleware(clock));
   app.use(jsonBody(config.bodyLimit));
-  for (const router of options.routers ?? []) app.use(router);
+  for (const router of [...apiRoutes(context), ...(options.routers ?? [])]) app.use(router);
   app.use(notFoundHandler);
   app.use(errorHandler(config.problemBaseUri, logger));
   return app;

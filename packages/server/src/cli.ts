@@ -7,6 +7,8 @@ import { AppError } from "./http/app-error.js";
 import { createLogger } from "./http/logger.js";
 import { DEMO_DOMAIN } from "./modules/demo/demo.service.js";
 import { keyId } from "./modules/stores/api-keys.service.js";
+import { taskList } from "./jobs/tasks.js";
+import { startWorkers } from "./jobs/worker.js";
 import type { ApiKeyRow } from "./modules/stores/api-keys.repository.js";
 import { openRuntime, type Runtime } from "./runtime.js";
 
@@ -233,6 +235,34 @@ program
         view,
         `Demo store loaded: ${view.store.name}\n  domain:    ${view.store.domain}\n  reference: ${view.store.reference}\n  API key:   ${view.key.key}  (shown once)`,
       );
+    }),
+  );
+
+program
+  .command("worker")
+  .description(
+    "run the job workers alone (orders, refunds, webhooks), for API servers started with WORKERS=off",
+  )
+  .action(
+    action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const runtime = await openRuntime(config, logger);
+      const workers = await startWorkers(
+        runtime.context,
+        runtime.databaseUrl,
+        taskList(runtime.context.services),
+      );
+      process.stdout.write(`Loyalty workers running (concurrency ${config.workerConcurrency})\n`);
+      // Jobs in progress finish (or are handed back to the queue) before the process exits.
+      const stop = async (signal: string) => {
+        logger.info({ signal }, "stopping workers");
+        await workers.stop();
+        await runtime.close();
+        process.exit(0);
+      };
+      process.once("SIGTERM", (signal) => void stop(signal));
+      process.once("SIGINT", (signal) => void stop(signal));
     }),
   );
 

@@ -2,6 +2,8 @@ import type { AddressInfo } from "node:net";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createLogger } from "./http/logger.js";
+import { startWorkers, type Workers } from "./jobs/worker.js";
+import { taskList } from "./jobs/tasks.js";
 import { openRuntime } from "./runtime.js";
 
 function configOrExit(): Config {
@@ -20,6 +22,10 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config, logger);
+  const workers: Workers | undefined =
+    config.workers === "in-process"
+      ? await startWorkers(runtime.context, runtime.databaseUrl, taskList(runtime.context.services))
+      : undefined;
   let shuttingDown = false;
   const app = createApp(runtime.context, { isShuttingDown: () => shuttingDown });
 
@@ -38,6 +44,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     clearTimeout(forced);
+    await workers?.stop();
     await runtime.close();
     logger.info("stopped");
     process.exit(0);
@@ -52,6 +59,7 @@ async function main(): Promise<void> {
     server.once("error", reject);
   }).catch(async (error: unknown) => {
     logger.fatal({ err: error }, "cannot listen");
+    await workers?.stop();
     await runtime.close();
     process.exit(1);
   });

@@ -7,6 +7,8 @@ import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
 import type { Clock } from "./http/revision.middleware.js";
 import { DemoService } from "./modules/demo/demo.service.js";
+import { OrdersService } from "./modules/orders/orders.service.js";
+import { WebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { ApiKeysService } from "./modules/stores/api-keys.service.js";
 import { StoresService } from "./modules/stores/stores.service.js";
 
@@ -14,6 +16,8 @@ export interface Services {
   stores: StoresService;
   apiKeys: ApiKeysService;
   demo: DemoService;
+  orders: OrdersService;
+  webhooks: WebhooksService;
 }
 
 /** Everything a request or a command needs; built once per process. */
@@ -25,10 +29,21 @@ export interface AppContext {
   services: Services;
 }
 
-export function createServices(pool: pg.Pool, secrets: SecretBox): Services {
+export function createServices(
+  config: Config,
+  pool: pg.Pool,
+  secrets: SecretBox,
+  logger: Logger,
+): Services {
   const stores = new StoresService(pool);
   const apiKeys = new ApiKeysService(pool, secrets, stores);
-  return { stores, apiKeys, demo: new DemoService(pool, stores, apiKeys) };
+  return {
+    stores,
+    apiKeys,
+    demo: new DemoService(pool, stores, apiKeys),
+    orders: new OrdersService(pool, logger),
+    webhooks: new WebhooksService(pool, secrets, config.webhooks, logger),
+  };
 }
 
 /** Today, or the configured day when an operator rehearses revision lifecycles. */
@@ -74,7 +89,7 @@ export async function openRuntime(
       logger,
       pool,
       clock: clockFor(config),
-      services: createServices(pool, SecretBox.fromText(masterKey)),
+      services: createServices(config, pool, SecretBox.fromText(masterKey), logger),
     };
     await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
       await pool.end();

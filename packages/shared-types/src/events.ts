@@ -83,3 +83,5 @@ export type WebhookEvent = {
 }[EventType];
 
 export const WEBHOOK_SIGNATURE_HEADER = "loyalty-signature";
+/** The event's id again, so a receiver can drop a redelivery before parsing the body. */
+export const WEBHOOK_EVENT_ID_HEADER = "loyalty-event-id";

@@ -146,6 +146,7 @@ export type RegisterOrderResponseV2 = z.infer<typeof registerOrderResponseV2Sche
  * changes nothing, a new credit note deducts only what it adds.
  */
 export const refundStatusSchema = z.enum(["partially_refunded", "refunded", "cancelled"]);
+export type RefundStatus = z.infer<typeof refundStatusSchema>;
 
 export const refundLineSchema = z.object({
   lineId: lineIdSchema,

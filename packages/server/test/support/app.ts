@@ -7,6 +7,8 @@ import { loadConfig, type Config } from "../../src/config.js";
 import { SecretBox } from "../../src/crypto/secrets.js";
 import { createPool } from "../../src/db/pool.js";
 import { createLogger } from "../../src/http/logger.js";
+import { taskList } from "../../src/jobs/tasks.js";
+import { startWorkers, type Workers } from "../../src/jobs/worker.js";
 import type { Clock } from "../../src/http/revision.middleware.js";
 import { createServices, type AppContext } from "../../src/runtime.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
@@ -21,6 +23,8 @@ export interface TestApp {
   logs: string[];
   /** Changes what the revision middleware believes today is. */
   setNow(date: Date): void;
+  /** Starts the job workers in this process (unless the app was started with them). */
+  startWorkers(): Promise<Workers>;
   close(): Promise<void>;
 }
 
@@ -29,7 +33,12 @@ export interface TestApp {
  * `routers` mounts probes of the middlewares in the same pipeline as the API's operations.
  */
 export async function startTestApp(
-  options: { routers?: (context: AppContext) => Router[]; env?: Record<string, string> } = {},
+  options: {
+    routers?: (context: AppContext) => Router[];
+    env?: Record<string, string>;
+    /** Runs the job workers in-process, as the server does by default. */
+    workers?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const config: Config = loadConfig({
@@ -37,6 +46,7 @@ export async function startTestApp(
     DATABASE_URL: database.url,
     LOYALTY_MASTER_KEY: TEST_MASTER_KEY,
     LOG_LEVEL: "info",
+    WORKER_HEARTBEAT_MS: "200",
     ...options.env,
   });
   const logs: string[] = [];
@@ -55,8 +65,15 @@ export async function startTestApp(
     logger,
     pool,
     clock,
-    services: createServices(pool, SecretBox.fromText(TEST_MASTER_KEY)),
+    services: createServices(config, pool, SecretBox.fromText(TEST_MASTER_KEY), logger),
   };
+  const running: Workers[] = [];
+  const start = async () => {
+    const workers = await startWorkers(context, database.url, taskList(context.services));
+    running.push(workers);
+    return workers;
+  };
+  if (options.workers) await start();
   const app = createApp(context, { routers: options.routers?.(context) ?? [] });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
@@ -70,7 +87,9 @@ export async function startTestApp(
     setNow: (date) => {
       now = date;
     },
+    startWorkers: start,
     close: async () => {
+      for (const workers of running) await workers.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.end();
@@ -82,4 +101,18 @@ export async function startTestApp(
 /** `Authorization: Basic base64(<key>:)`, as the spec writes it. */
 export function basic(key: string, password = ""): string {
   return `Basic ${Buffer.from(`${key}:${password}`).toString("base64")}`;
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }

@@ -1,0 +1,161 @@
+import pg from "pg";
+import type { Logger } from "pino";
+
+/**
+ * The channel the triggers of the points-engine migration notify, with the changed store's id
+ * as payload. A bare `NOTIFY loyalty_store_changed` (no store id) makes every process forget
+ * every store: an operator's way to flush the caches.
+ */
+export const STORE_CHANGED_CHANNEL = "loyalty_store_changed";
+
+/** Keeps store data in memory and must forget it when the database says it changed. */
+export interface StoreChangeSubscriber {
+  /** A store's configuration changed: its row, rules, clubs, rewards or widgets. */
+  storeChanged(storeId: number): void;
+  /** Notifications may have been missed: anything held may be stale. */
+  everythingChanged(): void;
+}
+
+/** What a cache needs of the listener. */
+export interface StoreChanges {
+  /** False whenever a change could go unheard: memory must not be trusted then. */
+  readonly listening: boolean;
+  subscribe(subscriber: StoreChangeSubscriber): void;
+}
+
+export interface StoreChangeListenerOptions {
+  connectionString: string;
+  logger: Logger;
+  /** Delay before the first reconnection; it doubles on each failure up to maxRetryDelayMs. */
+  minRetryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /**
+   * How often the idle connection is probed. A socket that died silently (a firewall dropping
+   * idle flows, a failover) reports nothing, and caches would serve stale data forever.
+   */
+  heartbeatMs?: number;
+}
+
+/**
+ * One dedicated connection LISTENing on the store change channel (a pooled one would be handed
+ * to other queries and lose the LISTEN). Every process runs one, so a change made anywhere,
+ * even by plain SQL, reaches the memory of every process.
+ */
+export class StoreChangeListener implements StoreChanges {
+  private readonly subscribers: StoreChangeSubscriber[] = [];
+  private readonly logger: Logger;
+  private readonly minRetryDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly heartbeatMs: number;
+  private running = false;
+  private isListening = false;
+  /** The connection in use, connecting or listening; undefined between attempts. */
+  private client: pg.Client | undefined;
+  private attempt: Promise<void> = Promise.resolve();
+  private closing: Promise<void> = Promise.resolve();
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: StoreChangeListenerOptions) {
+    this.logger = options.logger;
+    this.minRetryDelayMs = options.minRetryDelayMs ?? 250;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+  }
+
+  get listening(): boolean {
+    return this.isListening;
+  }
+
+  subscribe(subscriber: StoreChangeSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /**
+   * Resolves once the first attempt is over: listening, or failed and retrying in the
+   * background (caches read through to the database meanwhile).
+   */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.connect();
+    await this.attempt;
+  }
+
+  /** Closes the connection and clears every timer; the process may then exit on its own. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.retryTimer);
+    if (this.client) this.drop(this.client);
+    await this.attempt;
+    await this.closing;
+  }
+
+  private connect(): void {
+    const client = new pg.Client({
+      connectionString: this.options.connectionString,
+      application_name: "loyalty-store-changes",
+      connectionTimeoutMillis: 5_000,
+      // Bounds the LISTEN and the heartbeat: a query that never answers means a dead link.
+      query_timeout: 5_000,
+      keepAlive: true,
+    });
+    this.client = client;
+    client.on("notification", (message) => this.notified(message.payload));
+    // Kept after the drop too: an 'error' event without a listener would crash the process.
+    client.on("error", (error) => this.drop(client, error));
+    client.on("end", () => this.drop(client, new Error("connection ended")));
+    this.attempt = this.listen(client);
+  }
+
+  private async listen(client: pg.Client): Promise<void> {
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${STORE_CHANGED_CHANNEL}`);
+    } catch (error) {
+      this.drop(client, error);
+      return;
+    }
+    if (this.client !== client) return;
+    this.failures = 0;
+    this.isListening = true;
+    this.heartbeatTimer = setInterval(() => this.probe(client), this.heartbeatMs).unref();
+    this.logger.info({ channel: STORE_CHANGED_CHANNEL }, "listening for store changes");
+  }
+
+  private probe(client: pg.Client): void {
+    client.query("SELECT 1").catch((error: unknown) => this.drop(client, error));
+  }
+
+  private notified(payload: string | undefined): void {
+    if (payload !== undefined && /^\d{1,15}$/.test(payload)) {
+      const storeId = Number(payload);
+      for (const subscriber of this.subscribers) subscriber.storeChanged(storeId);
+    } else {
+      for (const subscriber of this.subscribers) subscriber.everythingChanged();
+    }
+  }
+
+  /** Forgets a connection that failed or is no longer wanted, and plans the next attempt. */
+  private drop(client: pg.Client, error?: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    clearInterval(this.heartbeatTimer);
+    const wasListening = this.isListening;
+    this.isListening = false;
+    // What happened before the next LISTEN takes effect goes unheard: nothing held is current.
+    if (wasListening) for (const subscriber of this.subscribers) subscriber.everythingChanged();
+    this.closing = client.end();
+    if (!this.running) return;
+    const ceiling = Math.min(this.maxRetryDelayMs, this.minRetryDelayMs * 2 ** this.failures);
+    // Jitter: the processes that lost the same database must not all come back at once.
+    const delay = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    this.failures += 1;
+    this.logger.warn(
+      { err: error, retryInMs: delay, failures: this.failures },
+      "store change notifications interrupted: storefront caches read the database until they resume",
+    );
+    this.retryTimer = setTimeout(() => this.connect(), delay).unref();
+  }
+}

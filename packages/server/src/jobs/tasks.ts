@@ -1,0 +1,9 @@
+import type { TaskList } from "graphile-worker";
+import { ordersTasks } from "../modules/orders/orders.tasks.js";
+import { webhooksTasks } from "../modules/webhooks/webhooks.tasks.js";
+import type { Services } from "../runtime.js";
+
+/** Every task the workers run, from the modules that own them. */
+export function taskList(services: Services): TaskList {
+  return { ...ordersTasks(services.orders), ...webhooksTasks(services.webhooks) };
+}

@@ -1,0 +1,98 @@
+import { EventEmitter } from "node:events";
+import os from "node:os";
+import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
+import type { AppContext } from "../runtime.js";
+import { workerLogger } from "./queue.js";
+
+export interface Workers {
+  stop(): Promise<void>;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Starts the job workers: inside the API process by default, or alone (`loyalty worker`) for
+ * operators who scale them apart. Any number of them may run against one database.
+ *
+ * A worker killed without warning (SIGKILL, a lost machine) leaves its jobs locked, and the
+ * queue only unlocks them after four hours. So every worker beats a heartbeat, and unlocks
+ * the jobs of workers silent for six beats, or of dead processes on its own machine.
+ */
+export async function startWorkers(
+  context: AppContext,
+  databaseUrl: string,
+  taskList: TaskList,
+): Promise<Workers> {
+  const { config, pool } = context;
+  const logger = context.logger.child({ component: "worker" });
+  const events: WorkerEvents = new EventEmitter();
+  let poolId: string | undefined;
+  events.on("pool:create", ({ workerPool }) => {
+    poolId = workerPool.id;
+  });
+  const runner: Runner = await run({
+    connectionString: databaseUrl,
+    concurrency: config.workerConcurrency,
+    maxPoolSize: config.workerConcurrency + 2,
+    noHandleSignals: true,
+    pollInterval: 2_000,
+    taskList,
+    events,
+    logger: workerLogger(context.logger),
+  });
+  if (!poolId) throw new Error("the job queue did not report its worker pool");
+  const self = { poolId, hostname: os.hostname(), pid: process.pid };
+
+  const beat = async () => {
+    await pool.query(
+      `INSERT INTO worker_heartbeats (pool_id, hostname, pid) VALUES ($1, $2, $3)
+       ON CONFLICT (pool_id) DO UPDATE SET seen_at = now()`,
+      [self.poolId, self.hostname, self.pid],
+    );
+    const { rows } = await pool.query<{ pool_id: string; hostname: string; pid: number; silent: boolean }>(
+      `SELECT pool_id, hostname, pid, seen_at < now() - $2 * interval '1 millisecond' AS silent
+       FROM worker_heartbeats WHERE pool_id <> $1`,
+      [self.poolId, config.workerHeartbeatMs * 6],
+    );
+    const dead = rows
+      .filter(
+        (row) =>
+          row.silent ||
+          (row.hostname === self.hostname && (row.pid === self.pid || !isAlive(row.pid))),
+      )
+      .map((row) => row.pool_id);
+    if (dead.length === 0) return;
+    await pool.query(
+      `WITH gone AS (DELETE FROM worker_heartbeats WHERE pool_id = ANY ($1::text[]))
+       SELECT graphile_worker.force_unlock_workers($1::text[])`,
+      [dead],
+    );
+    logger.warn({ workers: dead }, "unlocked the jobs of workers that stopped beating");
+  };
+  const heartbeat = () =>
+    beat().catch((error: unknown) => logger.error({ err: error }, "worker heartbeat failed"));
+  await heartbeat();
+  const timer = setInterval(() => void heartbeat(), config.workerHeartbeatMs);
+
+  runner.promise.catch((error: unknown) => logger.error({ err: error }, "workers stopped"));
+  logger.info({ concurrency: config.workerConcurrency, poolId }, "workers started");
+
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    clearInterval(timer);
+    await runner.stop();
+    await pool
+      .query(`DELETE FROM worker_heartbeats WHERE pool_id = $1`, [self.poolId])
+      .catch(() => {});
+  };
+  return {
+    stop: () => (stopping ??= stop()),
+  };
+}

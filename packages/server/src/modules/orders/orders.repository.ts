@@ -1,0 +1,322 @@
+import type { RefundStatus } from "@loyalty/shared-types";
+import type { Queryable } from "../../db/pool.js";
+import type { EarnSnapshot, RefundDeclaration } from "../points/points.engine.js";
+
+/** An order as the request stored it: what the worker needs to credit it. */
+export interface StoredOrderPayload {
+  customer: {
+    externalId: number;
+    email?: string | undefined;
+    firstName?: string | undefined;
+    lastName?: string | undefined;
+    language?: string | undefined;
+  };
+  currency: string;
+  orderedAt?: string | undefined;
+  lines: {
+    lineId: string | number;
+    productId: number;
+    variantId?: number | undefined;
+    categoryIds: number[];
+    quantity: number;
+    unitPrice: number;
+    totalPaid: number;
+  }[];
+  shippingAmount?: number | undefined;
+  discountAmount?: number | undefined;
+  totalPaid?: number | undefined;
+}
+
+export interface OrderRow {
+  id: number;
+  store_id: number;
+  external_id: string;
+  external_reference: string | null;
+  customer_external_id: number;
+  customer_id: number | null;
+  currency: string;
+  ordered_at: Date;
+  payload: StoredOrderPayload;
+  status: "pending" | "processed";
+  points_earned: number | null;
+  points_deducted: number;
+  refund_status: RefundStatus | null;
+  rule_snapshot: EarnSnapshot | null;
+  received_at: Date;
+}
+
+const ORDER_COLUMNS = `id, store_id, external_id, external_reference, customer_external_id,
+  customer_id, currency, ordered_at, payload, status, points_earned, points_deducted,
+  refund_status, rule_snapshot, received_at`;
+
+export interface Registration {
+  status: "pending" | "processed";
+  receivedAt: Date;
+  /** False when the order was already known: nothing was stored or enqueued. */
+  created: boolean;
+  /** False when a known order came back with another payload (the first one stands). */
+  samePayload: boolean;
+}
+
+/**
+ * Stores an order and enqueues its processing in one statement (so one transaction): both or
+ * neither. A known order (same store and identifier) stores nothing and enqueues nothing;
+ * concurrent registrations of one order wait on the unique index and all but one find it known.
+ */
+export async function registerOrder(
+  db: Queryable,
+  order: {
+    storeId: number;
+    externalId: string;
+    externalReference: string | null;
+    payload: StoredOrderPayload;
+  },
+): Promise<Registration> {
+  const payload = JSON.stringify(order.payload);
+  const inserted = await db.query<{ status: "pending"; received_at: Date }>(
+    `WITH inserted AS (
+       INSERT INTO orders (store_id, external_id, external_reference, customer_external_id,
+                           currency, ordered_at, payload)
+       VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), $7)
+       ON CONFLICT (store_id, external_id) DO NOTHING
+       RETURNING id, status, received_at
+     )
+     SELECT status, received_at,
+            (graphile_worker.add_job('process-order', json_build_object('orderId', id))).id AS job
+     FROM inserted`,
+    [
+      order.storeId,
+      order.externalId,
+      order.externalReference,
+      order.payload.customer.externalId,
+      order.payload.currency,
+      order.payload.orderedAt ?? null,
+      payload,
+    ],
+  );
+  const row = inserted.rows[0];
+  if (row) return { status: row.status, receivedAt: row.received_at, created: true, samePayload: true };
+  const known = await db.query<{ status: "pending" | "processed"; received_at: Date; same: boolean }>(
+    `SELECT status, received_at,
+            payload = $3::jsonb AND external_reference IS NOT DISTINCT FROM $4 AS same
+     FROM orders WHERE store_id = $1 AND external_id = $2`,
+    [order.storeId, order.externalId, payload, order.externalReference],
+  );
+  const existing = known.rows[0];
+  if (!existing) throw new Error(`order ${order.externalId} neither inserted nor found`);
+  return {
+    status: existing.status,
+    receivedAt: existing.received_at,
+    created: false,
+    samePayload: existing.same,
+  };
+}
+
+/** Stores a refund declaration and enqueues its processing in one statement. */
+export async function declareRefund(
+  db: Queryable,
+  refund: {
+    storeId: number;
+    orderExternalId: string;
+    status: RefundStatus;
+    creditNoteId: string | null;
+    declaration: RefundDeclaration & { refundedAt?: string | undefined };
+  },
+): Promise<{ receivedAt: Date; orderKnown: boolean; orderStatus: "pending" | "processed" | null }> {
+  const { rows } = await db.query<{
+    received_at: Date;
+    order_status: "pending" | "processed" | null;
+  }>(
+    `WITH target AS (
+       SELECT id, status FROM orders WHERE store_id = $1 AND external_id = $2
+     ), inserted AS (
+       INSERT INTO refunds (store_id, order_external_id, order_id, status, credit_note_id, payload)
+       VALUES ($1, $2, (SELECT id FROM target), $3, $4, $5)
+       RETURNING id, received_at
+     )
+     SELECT received_at, (SELECT status FROM target) AS order_status,
+            (graphile_worker.add_job('process-refund', json_build_object('refundId', id))).id AS job
+     FROM inserted`,
+    [
+      refund.storeId,
+      refund.orderExternalId,
+      refund.status,
+      refund.creditNoteId,
+      JSON.stringify(refund.declaration),
+    ],
+  );
+  const row = rows[0] as (typeof rows)[number];
+  return {
+    receivedAt: row.received_at,
+    orderKnown: row.order_status !== null,
+    orderStatus: row.order_status,
+  };
+}
+
+/** Locks an order for processing; undefined when it does not exist. */
+export async function lockOrder(db: Queryable, orderId: number): Promise<OrderRow | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`,
+    [orderId],
+  );
+  return rows[0];
+}
+
+export async function lockOrderByExternalId(
+  db: Queryable,
+  storeId: number,
+  externalId: string,
+): Promise<OrderRow | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND external_id = $2 FOR UPDATE`,
+    [storeId, externalId],
+  );
+  return rows[0];
+}
+
+/**
+ * Other pending orders of the store that no one else is processing, to process in the same
+ * transaction: under load one job credits many orders, and their own jobs find them done.
+ */
+export async function lockPendingOrders(
+  db: Queryable,
+  storeId: number,
+  exceptId: number,
+  limit: number,
+): Promise<OrderRow[]> {
+  if (limit <= 0) return [];
+  const { rows } = await db.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM orders
+     WHERE store_id = $1 AND status = 'pending' AND id <> $2
+     ORDER BY id LIMIT $3
+     FOR UPDATE SKIP LOCKED`,
+    [storeId, exceptId, limit],
+  );
+  return rows;
+}
+
+/**
+ * Creates or updates the customers of a batch of orders and returns their ids. Rows are
+ * written (so locked) in external id order: two batches never wait on each other in a cycle.
+ */
+export async function upsertCustomers(
+  db: Queryable,
+  storeId: number,
+  customers: readonly StoredOrderPayload["customer"][],
+): Promise<Map<number, number>> {
+  const latest = new Map(customers.map((customer) => [customer.externalId, customer]));
+  const sorted = [...latest.values()].sort((a, b) => a.externalId - b.externalId);
+  const { rows } = await db.query<{ id: number; external_id: number }>(
+    `INSERT INTO customers (store_id, external_id, email, first_name, last_name, language)
+     SELECT $1, c.external_id, c.email, c.first_name, c.last_name, c.language
+     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+       WITH ORDINALITY AS c(external_id, email, first_name, last_name, language, position)
+     ORDER BY c.position
+     ON CONFLICT (store_id, external_id) DO UPDATE SET
+       email = coalesce(excluded.email, customers.email),
+       first_name = coalesce(excluded.first_name, customers.first_name),
+       last_name = coalesce(excluded.last_name, customers.last_name),
+       language = coalesce(excluded.language, customers.language),
+       updated_at = now()
+     RETURNING id, external_id`,
+    [
+      storeId,
+      sorted.map((c) => c.externalId),
+      sorted.map((c) => c.email?.toLowerCase() ?? null),
+      sorted.map((c) => c.firstName ?? null),
+      sorted.map((c) => c.lastName ?? null),
+      sorted.map((c) => c.language ?? null),
+    ],
+  );
+  return new Map(rows.map((row) => [row.external_id, row.id]));
+}
+
+export async function markOrdersProcessed(
+  db: Queryable,
+  orders: readonly { id: number; customerId: number; points: number; snapshot: EarnSnapshot }[],
+): Promise<void> {
+  await db.query(
+    `UPDATE orders o SET status = 'processed', customer_id = u.customer_id,
+       points_earned = u.points, rule_snapshot = u.snapshot, processed_at = now()
+     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::jsonb[])
+       AS u(id, customer_id, points, snapshot)
+     WHERE o.id = u.id`,
+    [
+      orders.map((o) => o.id),
+      orders.map((o) => o.customerId),
+      orders.map((o) => o.points),
+      orders.map((o) => JSON.stringify(o.snapshot)),
+    ],
+  );
+}
+
+export interface RefundRow {
+  id: number;
+  store_id: number;
+  order_external_id: string;
+  status: RefundStatus;
+  credit_note_id: string | null;
+  payload: RefundDeclaration;
+  processing_status: "pending" | "processed";
+  outcome: RefundOutcome | null;
+}
+export type RefundOutcome = "deducted" | "no_change" | "lower_than_applied" | "unknown_order";
+
+const REFUND_COLUMNS = `id, store_id, order_external_id, status, credit_note_id, payload,
+  processing_status, outcome`;
+
+export async function findRefund(db: Queryable, refundId: number): Promise<RefundRow | undefined> {
+  const { rows } = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1`,
+    [refundId],
+  );
+  return rows[0];
+}
+
+export async function lockRefund(db: Queryable, refundId: number): Promise<RefundRow | undefined> {
+  const { rows } = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 FOR UPDATE`,
+    [refundId],
+  );
+  return rows[0];
+}
+
+/** Declarations still to apply to these orders, oldest first (they arrived before the order). */
+export async function lockUnappliedRefunds(
+  db: Queryable,
+  storeId: number,
+  orderExternalIds: readonly string[],
+): Promise<RefundRow[]> {
+  const { rows } = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds
+     WHERE store_id = $1 AND order_external_id = ANY ($2::text[])
+       AND (processing_status = 'pending' OR outcome = 'unknown_order')
+     ORDER BY id
+     FOR UPDATE`,
+    [storeId, orderExternalIds],
+  );
+  return rows;
+}
+
+export async function markRefundProcessed(
+  db: Queryable,
+  refund: { id: number; orderId: number | null; outcome: RefundOutcome; pointsDeducted: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE refunds SET processing_status = 'processed', outcome = $2, order_id = $3,
+       points_deducted = $4, processed_at = now()
+     WHERE id = $1`,
+    [refund.id, refund.outcome, refund.orderId, refund.pointsDeducted],
+  );
+}
+
+export async function updateOrderRefundState(
+  db: Queryable,
+  orderId: number,
+  state: { pointsDeducted: number; refundStatus: RefundStatus },
+): Promise<void> {
+  await db.query(
+    `UPDATE orders SET points_deducted = $2, refund_status = $3 WHERE id = $1`,
+    [orderId, state.pointsDeducted, state.refundStatus],
+  );
+}

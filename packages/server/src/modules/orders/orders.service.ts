@@ -1,0 +1,297 @@
+import type {
+  RefundOrderRequestV1,
+  RefundOrderRequestV2,
+  RegisterOrderRequestV1,
+  RegisterOrderRequestV2,
+} from "@loyalty/shared-types";
+import type { Logger } from "pino";
+import type pg from "pg";
+import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import { withTransaction, type Queryable } from "../../db/pool.js";
+import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
+import {
+  appendLedgerEntries,
+  clubWindowStart,
+  pointsEarnedSince,
+} from "../ledger/ledger.repository.js";
+import { clubStanding } from "../points/clubs.js";
+import { earnOrder, indexRules, refundTarget, type EarnSnapshot } from "../points/points.engine.js";
+import { activeRules, listClubs } from "../points/points.repository.js";
+import {
+  declareRefund,
+  findRefund,
+  lockOrder,
+  lockOrderByExternalId,
+  lockPendingOrders,
+  lockRefund,
+  lockUnappliedRefunds,
+  markOrdersProcessed,
+  markRefundProcessed,
+  registerOrder,
+  updateOrderRefundState,
+  upsertCustomers,
+  type OrderRow,
+  type RefundOutcome,
+  type RefundRow,
+  type StoredOrderPayload,
+} from "./orders.repository.js";
+
+/** One order identity across revisions: `externalRef` "1001" and `externalId` 1001 are one order. */
+export function orderIdentity(order: { externalRef: string } | { externalId: number }): string {
+  return "externalRef" in order ? order.externalRef : String(order.externalId);
+}
+
+/** Orders one job may credit together with its own, when many are waiting. */
+const BATCH_LIMIT = 200;
+
+function eventOrder(order: Pick<OrderRow, "external_id" | "external_reference">) {
+  return { externalId: order.external_id, externalReference: order.external_reference };
+}
+
+export class OrdersService {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Stores the order and its processing job, then answers: points are computed by a worker.
+   * The first registration of an order stands; a repeat changes nothing (a changed payload is
+   * logged, corrections go through refunds).
+   */
+  async register(store: AuthenticatedStore, order: RegisterOrderRequestV1 | RegisterOrderRequestV2) {
+    const externalId = orderIdentity(order);
+    const payload: StoredOrderPayload = {
+      customer: order.customer,
+      currency: order.currency,
+      orderedAt: order.orderedAt,
+      lines: order.lines,
+      shippingAmount: order.shippingAmount,
+      discountAmount: order.discountAmount,
+      totalPaid: order.totalPaid,
+    };
+    const registration = await registerOrder(this.pool, {
+      storeId: store.id,
+      externalId,
+      externalReference: "externalReference" in order ? (order.externalReference ?? null) : null,
+      payload,
+    });
+    if (!registration.samePayload) {
+      this.logger.warn(
+        { storeId: store.id, order: externalId },
+        "order registered again with a different payload: the first registration stands",
+      );
+    }
+    return registration;
+  }
+
+  /** Stores the refund declaration and its processing job. */
+  async refund(store: AuthenticatedStore, refund: RefundOrderRequestV1 | RefundOrderRequestV2) {
+    const orderExternalId = orderIdentity(refund);
+    const declared = await declareRefund(this.pool, {
+      storeId: store.id,
+      orderExternalId,
+      status: refund.status,
+      creditNoteId: refund.creditNoteId ?? null,
+      declaration: {
+        status: refund.status,
+        refundedAmount: refund.refundedAmount,
+        lines: refund.lines,
+        refundedAt: refund.refundedAt,
+      },
+    });
+    if (!declared.orderKnown) {
+      this.logger.warn(
+        { storeId: store.id, order: orderExternalId },
+        "refund declared for an order unknown to the store: kept, and applied if the order is registered",
+      );
+    }
+    return declared;
+  }
+
+  /**
+   * Credits an order (the job of its registration), with as many other pending orders of the
+   * store as are waiting, in one transaction. Idempotent: a processed order is left alone, so
+   * a retried or duplicated job credits nothing twice.
+   */
+  async processOrder(orderId: number, options: { batch: boolean } = { batch: true }): Promise<number> {
+    return withTransaction(this.pool, async (tx) => {
+      const own = await lockOrder(tx, orderId);
+      if (!own || own.status === "processed") return 0;
+      const others = options.batch
+        ? await lockPendingOrders(tx, own.store_id, own.id, BATCH_LIMIT - 1)
+        : [];
+      const orders = [own, ...others].sort((a, b) => a.id - b.id);
+      await this.creditOrders(tx, own.store_id, orders);
+      return orders.length;
+    });
+  }
+
+  private async creditOrders(tx: Queryable, storeId: number, orders: OrderRow[]): Promise<void> {
+    const customerIds = await upsertCustomers(
+      tx,
+      storeId,
+      orders.map((order) => order.payload.customer),
+    );
+    const [rules, clubs] = await Promise.all([activeRules(tx, storeId), listClubs(tx, storeId)]);
+    const ruleSet = indexRules(rules);
+    const earned = await pointsEarnedSince(tx, [...customerIds.values()], clubWindowStart(new Date()));
+
+    const credited = orders.map((order) => {
+      const customerId = customerIds.get(order.customer_external_id) as number;
+      // The club the customer stood in before this order: its multiplier applies to it.
+      const { club } = clubStanding(clubs, earned.get(customerId) ?? 0);
+      const result = earnOrder(
+        ruleSet,
+        order.payload.lines,
+        club && { id: club.id, name: club.name, multiplier: club.multiplier },
+      );
+      earned.set(customerId, (earned.get(customerId) ?? 0) + result.points);
+      return { order, customerId, ...result };
+    });
+
+    const earning = credited.filter((entry) => entry.points > 0);
+    const balances = await appendLedgerEntries(
+      tx,
+      earning.map((entry) => ({
+        storeId,
+        customerId: entry.customerId,
+        kind: "earn" as const,
+        points: entry.points,
+        orderId: entry.order.id,
+      })),
+    );
+    await markOrdersProcessed(
+      tx,
+      credited.map((entry) => ({
+        id: entry.order.id,
+        customerId: entry.customerId,
+        points: entry.points,
+        snapshot: entry.snapshot,
+      })),
+    );
+
+    const balanceAfter = new Map(earning.map((entry, index) => [entry.order.id, balances[index]]));
+    const events: OutboxEvent[] = [];
+    for (const { order, points } of credited) {
+      const customer = { externalId: order.customer_external_id };
+      events.push({
+        type: "ORDER_REGISTERED",
+        data: {
+          order: eventOrder(order),
+          customer,
+          currency: order.currency,
+          orderedAt: order.ordered_at.toISOString(),
+        },
+      });
+      if (points > 0) {
+        events.push({
+          type: "POINTS_EARNED",
+          data: { order: eventOrder(order), customer, points, balance: balanceAfter.get(order.id) as number },
+        });
+      }
+    }
+    await recordEvents(tx, storeId, events);
+
+    // Credit notes that arrived before their order: applied now, oldest first.
+    const waiting = await lockUnappliedRefunds(
+      tx,
+      storeId,
+      orders.map((order) => order.external_id),
+    );
+    if (waiting.length > 0) {
+      const byExternalId = new Map<string, OrderRow>(
+        credited.map(({ order, customerId, points, snapshot }) => [
+          order.external_id,
+          { ...order, customer_id: customerId, points_earned: points, rule_snapshot: snapshot, status: "processed" as const },
+        ]),
+      );
+      for (const refund of waiting) {
+        const order = byExternalId.get(refund.order_external_id) as OrderRow;
+        const applied = await this.applyRefund(tx, refund, order);
+        byExternalId.set(order.external_id, applied);
+      }
+    }
+  }
+
+  /**
+   * Applies a refund declaration (the job of its declaration). Waits for a pending order (its
+   * processing applies the declaration); an order the store never registered is logged.
+   */
+  async processRefund(refundId: number): Promise<RefundOutcome | "waiting" | "done"> {
+    return withTransaction(this.pool, async (tx) => {
+      const declared = await findRefund(tx, refundId);
+      if (!declared || declared.processing_status === "processed") return "done";
+      // The order first, then the declaration: the order worker locks them in that order too.
+      const order = await lockOrderByExternalId(tx, declared.store_id, declared.order_external_id);
+      const refund = await lockRefund(tx, refundId);
+      if (!refund || refund.processing_status === "processed") return "done";
+      if (!order) {
+        await markRefundProcessed(tx, { id: refund.id, orderId: null, outcome: "unknown_order", pointsDeducted: 0 });
+        this.logger.warn(
+          { storeId: refund.store_id, order: refund.order_external_id, refundId },
+          "refund for an order unknown to the store: nothing to deduct",
+        );
+        return "unknown_order";
+      }
+      if (order.status === "pending") return "waiting";
+      await this.applyRefund(tx, refund, order);
+      return (await findRefund(tx, refundId))?.outcome ?? "done";
+    });
+  }
+
+  /**
+   * Deduction = points earned × cumulative refunded share − points already deducted. A replay
+   * deducts nothing; a lower cumulative than applied changes nothing and is logged.
+   * Returns the order as it stands after.
+   */
+  private async applyRefund(tx: Queryable, refund: RefundRow, order: OrderRow): Promise<OrderRow> {
+    const earnedPoints = order.points_earned ?? 0;
+    const { points: target, unknownLineIds } = refundTarget(
+      earnedPoints,
+      order.rule_snapshot as EarnSnapshot,
+      refund.payload,
+    );
+    const context = { storeId: order.store_id, order: order.external_id, refundId: refund.id };
+    if (unknownLineIds.length > 0) {
+      this.logger.warn({ ...context, unknownLineIds }, "refund names lines the order does not have: ignored");
+    }
+    const delta = target - order.points_deducted;
+    if (delta < 0) {
+      await markRefundProcessed(tx, { id: refund.id, orderId: order.id, outcome: "lower_than_applied", pointsDeducted: 0 });
+      this.logger.warn(
+        { ...context, declared: target, alreadyDeducted: order.points_deducted },
+        "refund declares less than already applied (amounts are cumulative): nothing changed",
+      );
+      return order;
+    }
+    const customerId = order.customer_id as number;
+    const customer = { externalId: order.customer_external_id };
+    const events: OutboxEvent[] = [];
+    if (delta > 0) {
+      const [balance] = await appendLedgerEntries(tx, [
+        { storeId: order.store_id, customerId, kind: "refund_deduction", points: -delta, orderId: order.id, refundId: refund.id },
+      ]);
+      events.push({
+        type: "POINTS_DEDUCTED",
+        data: { order: eventOrder(order), customer, points: delta, balance: balance as number },
+      });
+    }
+    const changed = delta > 0 || refund.status !== order.refund_status;
+    if (changed) {
+      await updateOrderRefundState(tx, order.id, { pointsDeducted: target, refundStatus: refund.status });
+      events.unshift({
+        type: "ORDER_REFUNDED",
+        data: { order: eventOrder(order), customer, refundStatus: refund.status, creditNoteId: refund.credit_note_id },
+      });
+      await recordEvents(tx, order.store_id, events);
+    }
+    await markRefundProcessed(tx, {
+      id: refund.id,
+      orderId: order.id,
+      outcome: delta > 0 ? "deducted" : "no_change",
+      pointsDeducted: delta,
+    });
+    return { ...order, points_deducted: target, refund_status: refund.status };
+  }
+}

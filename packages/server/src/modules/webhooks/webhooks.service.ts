@@ -1,0 +1,249 @@
+import { randomBytes } from "node:crypto";
+import {
+  eventTypeSchema,
+  WEBHOOK_EVENT_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  type EventType,
+} from "@loyalty/shared-types";
+import type pg from "pg";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { Config } from "../../config.js";
+import type { SecretBox } from "../../crypto/secrets.js";
+import { withTransaction, type Queryable } from "../../db/pool.js";
+import { AppError } from "../../http/app-error.js";
+import { parseRequest } from "../../http/validate.js";
+import { enqueue } from "../../jobs/queue.js";
+import { findStoreByReference } from "../stores/stores.repository.js";
+import {
+  abandonDelivery,
+  deactivateWebhookEndpoint,
+  findDeliveryToAttempt,
+  insertWebhookEndpoint,
+  listWebhookEndpoints,
+  markDeliveryDelivered,
+  recordFailedAttempt,
+  type WebhookEndpointRow,
+} from "./webhook-endpoints.repository.js";
+import { signWebhook } from "./webhooks.signature.js";
+
+const USER_AGENT = "Loyalty-Webhooks/1.0";
+/** Past a few hours apart, attempts only add load on an endpoint that is down for long. */
+const MAX_RETRY_DELAY_MS = 6 * 3600 * 1000;
+const MAX_ERROR_LENGTH = 500;
+
+export const createWebhookEndpointInputSchema = z.object({
+  // Normalised so that the scheme is lower case, as the table's check expects.
+  url: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+    .max(2048)
+    .transform((url) => new URL(url).href),
+  /** Empty or absent: every event type, including those added later. */
+  events: z
+    .array(eventTypeSchema)
+    .default([])
+    .transform((events) => [...new Set(events)]),
+});
+export type CreateWebhookEndpointInput = z.input<typeof createWebhookEndpointInputSchema>;
+
+export type DeliveryOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped";
+
+/** Binds an endpoint secret's ciphertext to its store: moved to another store, it does not decrypt. */
+function sealContext(storeId: number): string {
+  return `webhook_secret:${storeId}`;
+}
+
+/**
+ * Milliseconds before the attempt following failed attempt number `attempt` (from 1): doubling
+ * from the base, ±20 % so that endpoints failing together are not retried together, capped.
+ */
+export function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
+  const jitter = 0.8 + 0.4 * random();
+  return Math.round(Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** (attempt - 1) * jitter));
+}
+
+/** What is POSTed: the `webhookEventSchema` of shared-types, with the outbox payload as data. */
+interface OutgoingEvent {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  data: unknown;
+}
+
+type AttemptResult =
+  { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
+
+export class WebhooksService {
+  readonly #logger: Logger;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly secrets: SecretBox,
+    private readonly options: Config["webhooks"],
+    logger: Logger,
+  ) {
+    this.#logger = logger.child({ component: "webhooks" });
+  }
+
+  /**
+   * Creates an endpoint with a new signing secret. The secret is returned here once: the store
+   * verifies signatures with it, and no read shows it again.
+   */
+  async create(
+    storeReference: string,
+    input: CreateWebhookEndpointInput,
+    db: Queryable = this.pool,
+  ): Promise<{ secret: string; endpoint: WebhookEndpointRow }> {
+    const { url, events } = parseRequest(createWebhookEndpointInputSchema, input, "body");
+    const storeId = await this.#storeId(storeReference, db);
+    const secret = `whsec_${randomBytes(32).toString("base64url")}`;
+    const endpoint = await insertWebhookEndpoint(db, {
+      storeId,
+      url,
+      events,
+      secret: this.secrets.encrypt(secret, sealContext(storeId)),
+    });
+    return { secret, endpoint };
+  }
+
+  async list(storeReference: string): Promise<WebhookEndpointRow[]> {
+    return listWebhookEndpoints(this.pool, await this.#storeId(storeReference));
+  }
+
+  /** Stops new deliveries to the endpoint; those not yet made are given up. */
+  async deactivate(storeReference: string, endpointId: number): Promise<WebhookEndpointRow> {
+    const storeId = await this.#storeId(storeReference);
+    const endpoint = await deactivateWebhookEndpoint(this.pool, storeId, endpointId);
+    if (!endpoint) {
+      throw new AppError("not-found", `The store has no webhook endpoint ${endpointId}.`);
+    }
+    return endpoint;
+  }
+
+  /**
+   * Makes one attempt of a delivery. An endpoint that fails or does not answer is not an error
+   * of the job: the retry is scheduled here, on the job queue, with our own backoff. Anything
+   * else (the database, the master key) throws, for the job queue to retry the job.
+   */
+  async deliver(deliveryId: number): Promise<DeliveryOutcome> {
+    const delivery = await findDeliveryToAttempt(this.pool, deliveryId);
+    if (!delivery) {
+      // Its endpoint was deleted, and the delivery with it.
+      this.#logger.warn({ deliveryId }, "webhook delivery not found");
+      return "skipped";
+    }
+    if (delivery.status !== "pending") return "skipped";
+    const context = { deliveryId, eventId: delivery.event.id, endpointId: delivery.endpoint.id };
+    if (!delivery.endpoint.active) {
+      await abandonDelivery(this.pool, deliveryId, "endpoint deactivated");
+      this.#logger.info(context, "webhook delivery given up: endpoint deactivated");
+      return "failed";
+    }
+
+    const secret = this.secrets.decrypt(
+      delivery.endpoint.secret,
+      sealContext(delivery.endpoint.storeId),
+    );
+    const event: OutgoingEvent = {
+      id: `evt_${delivery.event.id}`,
+      type: delivery.event.type,
+      createdAt: delivery.event.createdAt.toISOString(),
+      data: delivery.event.payload,
+    };
+    const result = await this.#post(delivery.endpoint.url, event, secret);
+    const attempt = delivery.attempts + 1;
+
+    if (result.ok) {
+      await markDeliveryDelivered(this.pool, deliveryId, result.statusCode);
+      this.#logger.info(
+        { ...context, attempt, statusCode: result.statusCode },
+        "webhook delivered",
+      );
+      return "delivered";
+    }
+
+    const giveUp = attempt >= this.options.maxAttempts;
+    const nextAttemptAt = giveUp
+      ? null
+      : new Date(Date.now() + retryDelayMs(attempt, this.options.retryBaseMs));
+    // The failure and the next attempt's job commit together: a crash cannot lose the retry.
+    const recorded = await withTransaction(this.pool, async (client) => {
+      const applied = await recordFailedAttempt(client, deliveryId, {
+        previousAttempts: delivery.attempts,
+        statusCode: result.statusCode,
+        error: result.error,
+        nextAttemptAt,
+      });
+      if (applied && nextAttemptAt) {
+        await enqueue(
+          client,
+          "deliver-webhook",
+          { deliveryId },
+          // One pending retry per delivery, whatever runs this attempt twice.
+          { runAt: nextAttemptAt, jobKey: `webhook-delivery:${deliveryId}` },
+        );
+      }
+      return applied;
+    });
+    const details = { ...context, attempt, statusCode: result.statusCode, error: result.error };
+    if (!recorded) {
+      this.#logger.warn(details, "webhook attempt not recorded: another attempt ran meanwhile");
+      return "skipped";
+    }
+    if (giveUp) {
+      this.#logger.error(details, `webhook delivery given up after ${attempt} attempts`);
+      return "failed";
+    }
+    this.#logger.warn({ ...details, nextAttemptAt }, "webhook attempt failed; retry scheduled");
+    return "retry-scheduled";
+  }
+
+  async #post(url: string, event: OutgoingEvent, secret: string): Promise<AttemptResult> {
+    const body = JSON.stringify(event);
+    const timestamp = Math.floor(Date.now() / 1000);
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          [WEBHOOK_EVENT_ID_HEADER]: event.id,
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, body, timestamp),
+        },
+        body,
+        // A redirect would resend a signed event to a URL the store never registered.
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      // Only the status matters; the receiver's body would hold the connection.
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) {
+        return { ok: true, statusCode: response.status };
+      }
+      const redirect = response.status >= 300 && response.status < 400;
+      return {
+        ok: false,
+        statusCode: response.status,
+        error: `HTTP ${response.status}${redirect ? " (redirects are not followed)" : ""}`,
+      };
+    } catch (error) {
+      return { ok: false, statusCode: null, error: this.#describe(error) };
+    }
+  }
+
+  #describe(error: unknown): string {
+    if ((error as { name?: unknown }).name === "TimeoutError") {
+      return `no response within ${this.options.timeoutMs} ms`;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    // fetch says only "fetch failed"; the cause says why (connection refused, DNS, TLS).
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+    return (cause ? `${message}: ${cause}` : message).slice(0, MAX_ERROR_LENGTH);
+  }
+
+  async #storeId(storeReference: string, db: Queryable = this.pool): Promise<number> {
+    const store = await findStoreByReference(db, storeReference);
+    if (!store) throw new AppError("not-found", `No store has the reference ${storeReference}.`);
+    return store.id;
+  }
+}

@@ -1,0 +1,160 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { eventually, startTestApp, TEST_MASTER_KEY, type TestApp } from "./support/app.js";
+import { addRule, pointsOf, storeWithKey } from "./support/fixtures.js";
+import { environment, exitOf } from "./support/processes.js";
+
+/** Workers start when each test says so: what happens before and after them is the point. */
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+const LATEST = { revision: "2026-08-26" };
+
+function post(path: string, body: unknown, authorization: string) {
+  return fetch(`${app.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization, ...LATEST },
+    body: JSON.stringify(body),
+  });
+}
+
+function order(externalId: number) {
+  return {
+    externalId,
+    customer: { externalId: 7 },
+    currency: "EUR",
+    lines: [
+      { lineId: 1, productId: 1, quantity: 2, unitPrice: 10 },
+      { lineId: 2, productId: 2, quantity: 1, unitPrice: 30 },
+    ],
+  };
+}
+
+async function orderStatus(storeId: number, externalId: string) {
+  const { rows } = await app.context.pool.query<{ status: string }>(
+    `SELECT status FROM orders WHERE store_id = $1 AND external_id = $2`,
+    [storeId, externalId],
+  );
+  return rows[0]?.status;
+}
+
+it("applies credit notes that arrived before their order was processed, in order, once", async () => {
+  const s = await storeWithKey(app, "https://early.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  expect((await post("/api/order/register", order(1), s.authorization)).status).toBe(201);
+  const partial = { externalId: 1, status: "partially_refunded", lines: [{ lineId: 1, quantity: 1 }] };
+  expect((await post("/api/order/refund", partial, s.authorization)).status).toBe(201);
+  expect((await post("/api/order/refund", partial, s.authorization)).status).toBe(201);
+  const more = { externalId: 1, status: "partially_refunded", lines: [{ lineId: 1, quantity: 2 }] };
+  expect((await post("/api/order/refund", more, s.authorization)).status).toBe(201);
+  expect(await orderStatus(s.store.id, "1")).toBe("pending");
+
+  const workers = await app.startWorkers();
+  try {
+    await eventually(async () => {
+      const { rows } = await app.context.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM refunds WHERE store_id = $1 AND processing_status = 'processed'`,
+        [s.store.id],
+      );
+      return rows[0]?.n === 3 ? true : undefined;
+    });
+  } finally {
+    await workers.stop();
+  }
+  // 50 earned; the first note takes 10, its replay nothing, the next one 10 more.
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({ balance: 30, ledger: 30, entries: 3 });
+  const { rows } = await app.context.pool.query<{ outcome: string; points_deducted: number }>(
+    `SELECT outcome, points_deducted FROM refunds WHERE store_id = $1 ORDER BY id`,
+    [s.store.id],
+  );
+  expect(rows).toEqual([
+    { outcome: "deducted", points_deducted: 10 },
+    { outcome: "no_change", points_deducted: 0 },
+    { outcome: "deducted", points_deducted: 10 },
+  ]);
+});
+
+it("credits nothing twice when a job runs again after its work committed", async () => {
+  const s = await storeWithKey(app, "https://rerun.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  await post("/api/order/register", order(2), s.authorization);
+  const { rows } = await app.context.pool.query<{ id: number }>(
+    `SELECT id FROM orders WHERE store_id = $1`,
+    [s.store.id],
+  );
+  const orderId = (rows[0] as { id: number }).id;
+  // As if a worker had committed the credit and died before telling the queue.
+  await app.context.services.orders.processOrder(orderId);
+  const workers = await app.startWorkers();
+  try {
+    await eventually(async () => {
+      const pending = await app.context.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'process-order'`,
+      );
+      return pending.rows[0]?.n === 0 ? true : undefined;
+    });
+  } finally {
+    await workers.stop();
+  }
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({ balance: 50, ledger: 50, entries: 1 });
+});
+
+it("retries the job of a worker killed in the middle of it, and credits the order once", async () => {
+  const s = await storeWithKey(app, "https://killed.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  await post("/api/order/register", order(3), s.authorization);
+
+  // Hold the order's row so the worker's job is stuck inside its transaction when it dies.
+  const blocker = new pg.Client({ connectionString: app.database.url });
+  await blocker.connect();
+  await blocker.query("BEGIN");
+  await blocker.query(`SELECT id FROM orders WHERE store_id = $1 FOR UPDATE`, [s.store.id]);
+
+  const worker = spawn(
+    process.execPath,
+    ["--conditions=@loyalty/source", "--import", "tsx", "src/cli.ts", "worker"],
+    {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: environment({
+        DATABASE_URL: app.database.url,
+        LOYALTY_MASTER_KEY: TEST_MASTER_KEY,
+        WORKER_HEARTBEAT_MS: "200",
+      }),
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  worker.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    const lockedBy = await eventually(async () => {
+      const { rows } = await app.context.pool.query<{ locked_by: string | null }>(
+        `SELECT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'process-order'`,
+      );
+      return rows[0]?.locked_by ?? undefined;
+    }, 30_000).catch((error: unknown) => {
+      throw new Error(`the worker did not take the job: ${String(error)}\n${stderr}`);
+    });
+    expect(lockedBy).toMatch(/^pool-/);
+    worker.kill("SIGKILL");
+    await exitOf(worker);
+  } finally {
+    await blocker.query("ROLLBACK");
+    await blocker.end();
+  }
+  expect(await orderStatus(s.store.id, "3")).toBe("pending");
+
+  // A new worker finds the dead one's heartbeat, unlocks its job, and runs it.
+  const workers = await app.startWorkers();
+  try {
+    await eventually(async () => ((await orderStatus(s.store.id, "3")) === "processed" ? true : undefined));
+  } finally {
+    await workers.stop();
+  }
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({ balance: 50, ledger: 50, entries: 1 });
+  expect(app.logs.join("")).toContain("unlocked the jobs of workers that stopped beating");
+}, 60_000);
