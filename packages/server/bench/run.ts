@@ -1,0 +1,450 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHmac, randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import pg from "pg";
+import { pino } from "pino";
+import { loadConfig } from "../src/config.js";
+import { SecretBox } from "../src/crypto/secrets.js";
+import { loadEmbeddedPostgres } from "../src/db/embedded.js";
+import { migrate } from "../src/db/migrate.js";
+import { createPool } from "../src/db/pool.js";
+import { createServices } from "../src/runtime.js";
+
+/**
+ * `pnpm bench`: every endpoint family under autocannon, each as a ratio to a bare Express 5
+ * hello-world measured in the same run on the same machine (machines here are shared and
+ * noisy: absolute figures drift, ratios hold), plus order processing latency and throughput
+ * and the server's memory. Writes BENCHMARKS.md at the repository root.
+ *
+ * Uses DATABASE_URL's server when set (a fresh database is created on it), else an embedded
+ * PostgreSQL in a temporary directory.
+ */
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = path.resolve(PACKAGE_DIR, "../..");
+const NODE_ARGS = ["--conditions=@loyalty/source", "--import", "tsx"];
+const MASTER_KEY = randomBytes(32).toString("hex");
+const DURATION = Number(process.env["BENCH_DURATION"] ?? 10);
+const CONNECTIONS = 50;
+
+interface Measure {
+  name: string;
+  requests: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Starts a process and resolves with it and the first match of `ready` in its output. */
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    let started = false;
+    // Output is read to the end, not only up to the banner: a full pipe would block the server.
+    const onData = (chunk: Buffer) => {
+      if (started) return;
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) {
+        started = true;
+        resolve({ child, port: Number(match[1] ?? 0) });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}:\n${output}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.removeAllListeners("exit");
+  await new Promise((resolve) => {
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function cannon(
+  name: string,
+  options: autocannon.Options,
+  serverPid?: number,
+  peak?: { rss: number },
+): Promise<Measure> {
+  const sampler =
+    serverPid && peak
+      ? setInterval(() => {
+          void rssOf(serverPid).then((rss) => (peak.rss = Math.max(peak.rss, rss)));
+        }, 250)
+      : undefined;
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
+  if (sampler) clearInterval(sampler);
+  const measure = {
+    name,
+    requests: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+  process.stdout.write(
+    `${name.padEnd(34)} ${measure.requests.toFixed(0).padStart(7)} req/s  p50 ${measure.p50} ms  p99 ${measure.p99} ms  errors ${measure.errors}  non-2xx ${measure.non2xx}\n`,
+  );
+  return measure;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function main() {
+  // One PostgreSQL for the run: a fresh database on DATABASE_URL's server, or an embedded one.
+  let adminUrl = process.env["DATABASE_URL"];
+  let embedded: { stop(): Promise<void> } | undefined;
+  let clusterDir: string | undefined;
+  if (!adminUrl) {
+    clusterDir = await mkdtemp(path.join(os.tmpdir(), "loyalty-bench-"));
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    const port = 55000 + Math.floor(Math.random() * 5000);
+    const cluster = new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      port,
+      user: "postgres",
+      password: "postgres",
+      persistent: false,
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: () => {},
+      onError: () => {},
+    });
+    await cluster.initialise();
+    await cluster.start();
+    embedded = cluster;
+    adminUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  }
+  const database = `loyalty_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+  const quiet = pino({ level: "error" });
+  await migrate(databaseUrl, quiet);
+  const { rows: versionRows } = await admin.query<{ server_version: string }>("SHOW server_version");
+
+  // The programme the scenarios run against.
+  const pool = createPool(databaseUrl, 4);
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOYALTY_MASTER_KEY: MASTER_KEY });
+  const services = createServices(config, pool, SecretBox.fromText(MASTER_KEY), quiet);
+  const domain = "https://bench.example";
+  const store = await services.stores.create({ domain });
+  const { key } = await services.apiKeys.create(store.reference);
+  await pool.query(
+    `INSERT INTO attribution_rules (store_id, kind, target_id, rate, points_per_item) VALUES
+       ($1, 'default', NULL, 1, 0), ($1, 'product', 100, 2, 0), ($1, 'category', 10, 1.5, 1)`,
+    [store.id],
+  );
+  await pool.query(
+    `INSERT INTO clubs (store_id, name, threshold, multiplier) VALUES ($1, 'Silver', 0, 1), ($1, 'Gold', 500, 1.5)`,
+    [store.id],
+  );
+  const authorization = `Basic ${Buffer.from(`${key}:`).toString("base64")}`;
+  const hash = (id: number) =>
+    createHmac("sha512", `${store.reference}:${key}`).update(String(id)).digest("hex");
+
+  const serverEnv = (workers: "in-process" | "off"): NodeJS.ProcessEnv => ({
+    NODE_ENV: "production",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    LOYALTY_MASTER_KEY: MASTER_KEY,
+    MIGRATE_ON_START: "false",
+    WORKERS: workers,
+    LOG_LEVEL: "info",
+  });
+  const { child: hello, port: helloPort } = await start(
+    ["bench/hello.ts"],
+    { NODE_ENV: "production", PORT: "0" },
+    /listening (\d+)/,
+  );
+  const { child: server, port } = await start(
+    ["src/main.ts"],
+    serverEnv("in-process"),
+    /listening on http:\/\/localhost:(\d+)/,
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const peak = { rss: 0 };
+  const results: Measure[] = [];
+  try {
+    // Warm both up so JIT and connection pools are not what is measured.
+    await autocannon({ url: `http://127.0.0.1:${helloPort}/`, connections: 10, duration: 2 });
+    await autocannon({
+      url: `${base}/point/product-points/calculate?domain=${encodeURIComponent(domain)}&price=19.99&product=100`,
+      connections: 10,
+      duration: 2,
+    });
+    const idle = await rssOf(server.pid as number);
+
+    const baseline = await cannon("bare Express 5 hello-world", { url: `http://127.0.0.1:${helloPort}/` });
+    results.push(baseline);
+    results.push(
+      await cannon(
+        "GET calculate",
+        {
+          url: `${base}/point/product-points/calculate?domain=${encodeURIComponent(domain)}&price=19.99&product=7&categories=10,11`,
+        },
+        server.pid,
+        peak,
+      ),
+    );
+
+    let orderId = 1;
+    const orderBody = (id: number, customer: number) =>
+      JSON.stringify({
+        externalId: id,
+        customer: { externalId: customer },
+        currency: "EUR",
+        lines: [
+          { lineId: 1, productId: 100, categoryIds: [10], quantity: 1, unitPrice: 25 },
+          { lineId: 2, productId: 200, categoryIds: [10], quantity: 2, unitPrice: 12.5 },
+        ],
+      });
+    const postHeaders = { "content-type": "application/json", authorization, revision: "2026-08-26" };
+    results.push(
+      await cannon(
+        "POST register (workers in-process)",
+        {
+          url: `${base}/api/order/register`,
+          method: "POST",
+          headers: postHeaders,
+          requests: [
+            {
+              setupRequest: (request) => {
+                const id = orderId++;
+                return { ...request, body: orderBody(id, 1 + (id % 1000)) };
+              },
+            },
+          ],
+        },
+        server.pid,
+        peak,
+      ),
+    );
+    const registered = orderId - 1;
+    let refundId = 1;
+    results.push(
+      await cannon(
+        "POST refund",
+        {
+          url: `${base}/api/order/refund`,
+          method: "POST",
+          headers: postHeaders,
+          requests: [
+            {
+              setupRequest: (request) => {
+                const id = 1 + (refundId++ % registered);
+                return {
+                  ...request,
+                  body: JSON.stringify({ externalId: id, status: "partially_refunded", refundedAmount: 10 }),
+                };
+              },
+            },
+          ],
+        },
+        server.pid,
+        peak,
+      ),
+    );
+    results.push(
+      await cannon(
+        "GET user-history",
+        {
+          url: `${base}/point/user-history/7?domain=${encodeURIComponent(domain)}&hash=${hash(7)}`,
+          headers: { revision: "2026-08-26" },
+        },
+        server.pid,
+        peak,
+      ),
+    );
+
+    // Registration → points visible, at a steady 200 orders/s: each order's processed_at
+    // (the commit that makes its points readable) against when its request was sent.
+    await drain(pool);
+    const sentAt = new Map<number, number>();
+    const firstLatencyId = orderId;
+    await autocannon({
+      url: `${base}/api/order/register`,
+      method: "POST",
+      headers: postHeaders,
+      connections: 20,
+      overallRate: 200,
+      duration: DURATION,
+      requests: [
+        {
+          setupRequest: (request) => {
+            const id = orderId++;
+            sentAt.set(id, Date.now());
+            return { ...request, body: orderBody(id, 5000 + (id % 1000)) };
+          },
+        },
+      ],
+    });
+    await drain(pool);
+    const { rows: processedRows } = await pool.query<{ external_id: string; processed_ms: number }>(
+      `SELECT external_id, extract(epoch FROM processed_at) * 1000 AS processed_ms
+       FROM orders WHERE external_id::bigint >= $1`,
+      [firstLatencyId],
+    );
+    const latencies = processedRows
+      .map((row) => Number(row.processed_ms) - (sentAt.get(Number(row.external_id)) ?? NaN))
+      .filter((value) => Number.isFinite(value))
+      .sort((a, b) => a - b);
+    const e2e = {
+      orders: latencies.length,
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      p99: percentile(latencies, 99),
+    };
+    process.stdout.write(
+      `registration -> points visible at 200/s: ${e2e.orders} orders, p50 ${e2e.p50.toFixed(1)} ms, p95 ${e2e.p95.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms\n`,
+    );
+    const peakRss = peak.rss;
+    await stop(server);
+
+    // Sustained processing: a backlog registered with workers off, then one worker process.
+    const backlog = Number(process.env["BENCH_BACKLOG"] ?? 20_000);
+    const { child: apiOnly, port: apiPort } = await start(
+      ["src/main.ts"],
+      serverEnv("off"),
+      /listening on http:\/\/localhost:(\d+)/,
+    );
+    const backlogStart = orderId;
+    await autocannon({
+      url: `http://127.0.0.1:${apiPort}/api/order/register`,
+      method: "POST",
+      headers: postHeaders,
+      connections: CONNECTIONS,
+      amount: backlog,
+      requests: [
+        {
+          setupRequest: (request) => {
+            const id = orderId++;
+            return { ...request, body: orderBody(id, 10_000 + (id % 5000)) };
+          },
+        },
+      ],
+    });
+    await stop(apiOnly);
+    const pending = await pendingOrders(pool);
+    const began = Date.now();
+    const { child: worker } = await start(["src/cli.ts", "worker"], serverEnv("off"), /workers running/);
+    await drain(pool, 600_000);
+    const seconds = (Date.now() - began) / 1000;
+    await stop(worker);
+    const throughput = pending / seconds;
+    process.stdout.write(
+      `sustained processing: ${pending} orders in ${seconds.toFixed(1)} s = ${throughput.toFixed(0)} orders/s (backlog from ${backlogStart})\n`,
+    );
+
+    await writeReport({
+      results,
+      baseline,
+      e2e,
+      throughput: { orders: pending, seconds, perSecond: throughput },
+      memory: { idle, peak: peakRss },
+      postgres: versionRows[0]?.server_version ?? "?",
+      embedded: Boolean(embedded),
+    });
+  } finally {
+    await stop(hello);
+    await stop(server);
+    await pool.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+    await embedded?.stop();
+    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
+  }
+}
+
+async function pendingOrders(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM orders WHERE status = 'pending'`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+async function drain(pool: pg.Pool, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await pendingOrders(pool)) > 0) {
+    if (Date.now() > deadline) throw new Error("orders still pending");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function writeReport(report: {
+  results: Measure[];
+  baseline: Measure;
+  e2e: { orders: number; p50: number; p95: number; p99: number };
+  throughput: { orders: number; seconds: number; perSecond: number };
+  memory: { idle: number; peak: number };
+  postgres: string;
+  embedded: boolean;
+}) {
+  const cpus = os.cpus();
+  const rows = report.results
+    .map(
+      (m) =>
+        `| ${m.name} | ${m.requests.toFixed(0)} | ${(m.requests / report.baseline.requests).toFixed(2)}x | ${m.p50} | ${m.p99} | ${m.errors + m.non2xx} |`,
+    )
+    .join("\n");
+  const text = `# Benchmarks
+
+Measured by \`pnpm bench\` (packages/server/bench/run.ts) on ${new Date().toISOString().slice(0, 10)}.
+Every figure comes from one run; read the ratios, not the absolute numbers (the machines are
+shared and noisy). autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario, server with
+\`NODE_ENV=production\`, \`LOG_LEVEL=info\` (one log line per request), workers in-process.
+
+Machine: ${cpus.length} × ${cpus[0]?.model ?? "?"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB,
+Node ${process.version}, PostgreSQL ${report.postgres}${report.embedded ? " (embedded)" : ""}, on the same machine as the load generator.
+
+## Requests
+
+| scenario | req/s | ratio to bare Express | p50 ms | p99 ms | errors |
+|---|---|---|---|---|---|
+${rows}
+
+## Orders
+
+| measure | value |
+|---|---|
+| registration → points visible, 200 orders/s for ${DURATION} s (${report.e2e.orders} orders) | p50 ${report.e2e.p50.toFixed(1)} ms, p95 ${report.e2e.p95.toFixed(1)} ms, p99 ${report.e2e.p99.toFixed(1)} ms |
+| sustained processing, one worker process, backlog of ${report.throughput.orders} orders | ${report.throughput.perSecond.toFixed(0)} orders/s (${report.throughput.seconds.toFixed(1)} s) |
+
+## Memory
+
+Server RSS: ${report.memory.idle.toFixed(0)} MiB after warm-up, ${report.memory.peak.toFixed(0)} MiB at peak under load.
+`;
+  await writeFile(path.join(ROOT, "BENCHMARKS.md"), text);
+  process.stdout.write(`\nWrote BENCHMARKS.md\n`);
+}
+
+await main();
