@@ -5,8 +5,15 @@ import {
   externalIdSchema,
   externalIdTextSchema,
   isoDateTimeSchema,
+  numberQuerySchema,
   pointsSchema,
 } from "./common.js";
+import {
+  orderExternalIdSchema,
+  orderExternalRefSchema,
+  orderExternalReferenceSchema,
+} from "./orders.js";
+import { usesLegacyOrderRef, type ApiRevision } from "./revisions.js";
 
 /** Query of the HMAC-authenticated customer operations. */
 export const customerAuthQuerySchema = z.object({
@@ -18,13 +25,40 @@ export const customerAuthQuerySchema = z.object({
 
 export const customerPathSchema = z.object({ externalId: externalIdTextSchema });
 
-/** GET /point/user-history/{externalId}: paging on top of the HMAC parameters. */
-export const customerHistoryQuerySchema = customerAuthQuerySchema.extend({
-  /** Transactions per page, 1 to 100 (default 20); values out of range are clamped. */
-  limit: z.string().optional(),
-  /** Opaque cursor from a previous page's `nextCursor`. */
-  cursor: z.string().optional(),
+/** Transactions per page of the customer history. */
+export const HISTORY_PAGE_LIMIT = { default: 20, min: 1, max: 100 } as const;
+
+/**
+ * The history may answer only 401 and the revision reasons, so paging parameters never fail:
+ * they are read as well as they can be, and a repeated one is ignored.
+ */
+export const historyPageQuerySchema = z.object({
+  /**
+   * Transactions per page, 1 to 100 (default 20). Values out of range are clamped, decimals
+   * rounded down; a value that is not a number gets the default.
+   */
+  limit: numberQuerySchema
+    .optional()
+    .catch(undefined)
+    .transform((limit) =>
+      limit === undefined
+        ? HISTORY_PAGE_LIMIT.default
+        : Math.min(HISTORY_PAGE_LIMIT.max, Math.max(HISTORY_PAGE_LIMIT.min, Math.floor(limit))),
+    ),
+  /**
+   * Opaque: the `nextCursor` of the previous page; omit it for the first page. A cursor the
+   * service did not issue reads as the end of the list: no transactions and a null
+   * `nextCursor`, with the balance and club as usual.
+   */
+  cursor: z.string().optional().catch(undefined),
 });
+
+/** GET /point/user-history/{externalId}: paging on top of the HMAC parameters. */
+export const customerHistoryQuerySchema = customerAuthQuerySchema.extend(
+  historyPageQuerySchema.shape,
+);
+export type CustomerHistoryQuery = z.infer<typeof customerHistoryQuerySchema>;
+export type CustomerHistoryQueryInput = z.input<typeof customerHistoryQuerySchema>;
 
 export const ledgerKindSchema = z.enum([
   "earn",
@@ -36,26 +70,48 @@ export const ledgerKindSchema = z.enum([
 ]);
 export type LedgerKind = z.infer<typeof ledgerKindSchema>;
 
-export const ledgerTransactionSchema = z.object({
+/** Revision 2026-01-01 names the order a transaction concerns as it was registered then. */
+export const historyOrderV1Schema = z.object({ externalRef: orderExternalRefSchema });
+
+/**
+ * From revision 2026-06-18. `externalId` is a number whenever the order's identifier is a
+ * whole number written plainly (every order registered from 2026-06-18, and 2026-01-01 orders
+ * whose `externalRef` was such as "1001"): the value to send to refund it. An order registered
+ * in 2026-01-01 under any other `externalRef` ("A-1001", "007") keeps it as text, since no
+ * number names it.
+ */
+export const historyOrderV2Schema = z.object({
+  externalId: z.union([orderExternalIdSchema, orderExternalRefSchema]),
+  externalReference: orderExternalReferenceSchema.nullable(),
+});
+
+const ledgerTransactionFields = {
   id: externalIdSchema,
   kind: ledgerKindSchema,
   /** Signed: positive credits, negative debits. */
   points: pointsSchema,
   balanceAfter: pointsSchema,
-  /** The order concerned (earn, refund deduction), with the revision's identifier. */
-  order: z
-    .object({
-      externalId: z.string(),
-      externalReference: z.string().nullable(),
-    })
-    .nullable(),
+  /** The reward bought (reward redemption). */
   rewardId: externalIdSchema.nullable(),
+  /** The referral rewarded (referral bonus). */
   referralId: externalIdSchema.nullable(),
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: z.string().nullable(),
   createdAt: isoDateTimeSchema,
+};
+
+export const ledgerTransactionV1Schema = z.object({
+  ...ledgerTransactionFields,
+  /** The order concerned (earn, refund deduction). */
+  order: historyOrderV1Schema.nullable(),
 });
-export type LedgerTransaction = z.infer<typeof ledgerTransactionSchema>;
+export const ledgerTransactionV2Schema = z.object({
+  ...ledgerTransactionFields,
+  /** The order concerned (earn, refund deduction). */
+  order: historyOrderV2Schema.nullable(),
+});
+export type LedgerTransactionV1 = z.infer<typeof ledgerTransactionV1Schema>;
+export type LedgerTransactionV2 = z.infer<typeof ledgerTransactionV2Schema>;
 
 export const clubSummarySchema = z.object({
   id: externalIdSchema,
@@ -67,17 +123,37 @@ export const clubSummarySchema = z.object({
 });
 export type ClubSummary = z.infer<typeof clubSummarySchema>;
 
-export const customerHistoryResponseSchema = z.object({
+const customerHistoryFields = {
   externalId: externalIdSchema,
   /** May be negative when points of a refunded order had already been spent. */
   balance: pointsSchema,
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: pointsSchema.min(0),
+  /** The highest club reached; null below the lowest threshold or when the store has none. */
   club: clubSummarySchema.nullable(),
+  /** The club above, with the points still to earn; null at the top. */
   nextClub: clubSummarySchema.extend({ pointsToReach: pointsSchema.min(0) }).nullable(),
-  /** Newest first. */
-  transactions: z.array(ledgerTransactionSchema),
   /** Pass as `cursor` to read the next page; null on the last page. */
   nextCursor: z.string().nullable(),
+};
+
+export const customerHistoryResponseV1Schema = z.object({
+  ...customerHistoryFields,
+  /** Newest first. */
+  transactions: z.array(ledgerTransactionV1Schema),
 });
-export type CustomerHistoryResponse = z.infer<typeof customerHistoryResponseSchema>;
+export const customerHistoryResponseV2Schema = z.object({
+  ...customerHistoryFields,
+  /** Newest first. */
+  transactions: z.array(ledgerTransactionV2Schema),
+});
+export type CustomerHistoryResponseV1 = z.infer<typeof customerHistoryResponseV1Schema>;
+export type CustomerHistoryResponseV2 = z.infer<typeof customerHistoryResponseV2Schema>;
+export type CustomerHistoryResponse = CustomerHistoryResponseV1 | CustomerHistoryResponseV2;
+
+/** The history response of a revision: 2026-01-01 or the one of 2026-06-18 and later. */
+export function customerHistoryResponseSchemaFor(revision: ApiRevision) {
+  return usesLegacyOrderRef(revision)
+    ? customerHistoryResponseV1Schema
+    : customerHistoryResponseV2Schema;
+}

@@ -3,7 +3,8 @@ import type { EventType } from "./events.js";
 import {
   customerAuthQuerySchema,
   customerHistoryQuerySchema,
-  customerHistoryResponseSchema,
+  customerHistoryResponseV1Schema,
+  customerHistoryResponseV2Schema,
   customerPathSchema,
 } from "./customers.js";
 import type { ErrorReason } from "./errors.js";
@@ -142,7 +143,10 @@ export const OPERATIONS = {
     events: [],
     pathParams: customerPathSchema,
     query: customerHistoryQuerySchema,
-    response: customerHistoryResponseSchema,
+    response: {
+      "2026-01-01": customerHistoryResponseV1Schema,
+      "2026-06-18": customerHistoryResponseV2Schema,
+    },
   },
   claimReward: {
     method: "POST",
@@ -244,5 +248,3 @@ export const COMMON_ERROR_REASONS = [
   "unknown-api-revision",
   "internal-server-error",
 ] as const satisfies readonly ErrorReason[];
-
-

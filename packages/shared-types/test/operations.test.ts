@@ -6,6 +6,7 @@ import {
   ERROR_REASONS,
   EVENT_TYPES,
   OPERATIONS,
+  customerHistoryResponseSchemaFor,
   orderSchemasFor,
   type OperationDefinition,
 } from "../src/index.js";
@@ -109,6 +110,10 @@ describe("OPERATIONS", () => {
       expect(Object.keys(op.body)).toEqual(["2026-01-01", "2026-06-18"]);
       expect(Object.keys(op.response)).toEqual(["2026-01-01", "2026-06-18"]);
     }
+    expect(Object.keys(OPERATIONS.getCustomerHistory.response)).toEqual([
+      "2026-01-01",
+      "2026-06-18",
+    ]);
     for (const revision of API_REVISIONS) {
       const key = revision === "2026-01-01" ? "2026-01-01" : "2026-06-18";
       const schemas = orderSchemasFor(revision);
@@ -116,6 +121,9 @@ describe("OPERATIONS", () => {
       expect(OPERATIONS.registerOrder.response[key]).toBe(schemas.registerResponse);
       expect(OPERATIONS.refundOrder.body[key]).toBe(schemas.refund);
       expect(OPERATIONS.refundOrder.response[key]).toBe(schemas.refundResponse);
+      expect(OPERATIONS.getCustomerHistory.response[key]).toBe(
+        customerHistoryResponseSchemaFor(revision),
+      );
     }
   });
 

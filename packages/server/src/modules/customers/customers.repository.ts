@@ -1,0 +1,63 @@
+import type { LedgerKind } from "@loyalty/shared-types";
+import type { Queryable } from "../../db/pool.js";
+
+/** A ledger transaction with what it concerns: its order's identifiers, its claim's reward. */
+export interface HistoryTransactionRow {
+  id: number;
+  kind: LedgerKind;
+  points: number;
+  balance_after: number;
+  order_external_id: string | null;
+  order_external_reference: string | null;
+  reward_id: number | null;
+  referral_id: number | null;
+  note: string | null;
+  created_at: Date;
+}
+
+export interface CustomerHistoryPage {
+  customer: { id: number; balance: number };
+  /** Newest first. */
+  transactions: HistoryTransactionRow[];
+}
+
+type PageRow = { customer_id: number; balance: number } & (
+  HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null }
+);
+
+/**
+ * The customer's balance and up to `take` of their transactions older than `beforeId` (all when
+ * null), newest first; undefined when the store has no such customer. One statement, so the
+ * balance and the page come from the same snapshot, walking the (customer_id, id DESC) index.
+ */
+export async function customerHistoryPage(
+  db: Queryable,
+  query: { storeId: number; externalId: number; beforeId: number | null; take: number },
+): Promise<CustomerHistoryPage | undefined> {
+  const { rows } = await db.query<PageRow>(
+    `SELECT c.id AS customer_id, c.balance, t.*
+     FROM customers c
+     LEFT JOIN LATERAL (
+       SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
+              o.external_reference AS order_external_reference, rc.reward_id, t.referral_id,
+              t.note, t.created_at
+       FROM ledger_transactions t
+       LEFT JOIN orders o ON o.id = t.order_id
+       LEFT JOIN reward_claims rc ON rc.id = t.claim_id
+       WHERE t.customer_id = c.id AND t.id < coalesce($3::bigint, 9223372036854775807)
+       ORDER BY t.id DESC
+       LIMIT $4
+     ) t ON true
+     WHERE c.store_id = $1 AND c.external_id = $2
+     ORDER BY t.id DESC`,
+    [query.storeId, query.externalId, query.beforeId, query.take],
+  );
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    customer: { id: first.customer_id, balance: first.balance },
+    transactions: rows.flatMap(({ customer_id: _id, balance: _balance, ...row }) =>
+      row.id === null ? [] : [row],
+    ),
+  };
+}
