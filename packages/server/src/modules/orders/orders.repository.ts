@@ -58,58 +58,106 @@ export interface Registration {
   samePayload: boolean;
 }
 
+export interface NewOrder {
+  storeId: number;
+  externalId: string;
+  externalReference: string | null;
+  payload: StoredOrderPayload;
+}
+
 /**
- * Stores an order and enqueues its processing in one statement (so one transaction): both or
- * neither. A known order (same store and identifier) stores nothing and enqueues nothing;
- * concurrent registrations of one order wait on the unique index and all but one find it known.
+ * Stores orders and enqueues their processing in one statement (so one transaction): each
+ * order and its job, or neither. A known order (same store and identifier) stores and enqueues
+ * nothing; concurrent registrations of one order wait on the unique index and all but one find
+ * it known. Results are in the order of `orders`.
  */
-export async function registerOrder(
+export async function registerOrders(
   db: Queryable,
-  order: {
-    storeId: number;
-    externalId: string;
-    externalReference: string | null;
-    payload: StoredOrderPayload;
-  },
-): Promise<Registration> {
-  const payload = JSON.stringify(order.payload);
-  const inserted = await db.query<{ status: "pending"; received_at: Date }>(
-    `WITH inserted AS (
+  orders: readonly NewOrder[],
+): Promise<Registration[]> {
+  const payloads = orders.map((order) => JSON.stringify(order.payload));
+  const { rows: inserted } = await db.query<{
+    position: number;
+    status: "pending";
+    received_at: Date;
+  }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[],
+                            $6::timestamptz[], $7::jsonb[])
+         WITH ORDINALITY AS i(store_id, external_id, external_reference, customer_external_id,
+                              currency, ordered_at, payload, position)
+     ), inserted AS (
        INSERT INTO orders (store_id, external_id, external_reference, customer_external_id,
                            currency, ordered_at, payload)
-       VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), $7)
+       SELECT store_id, external_id, external_reference, customer_external_id, currency,
+              coalesce(ordered_at, now()), payload
+       FROM input ORDER BY position
        ON CONFLICT (store_id, external_id) DO NOTHING
-       RETURNING id, status, received_at
+       RETURNING id, store_id, external_id, status, received_at
+     ), jobs AS (
+       SELECT graphile_worker.add_jobs(array_agg(
+         ROW('process-order', json_build_object('orderId', id), NULL, NULL, NULL, NULL, NULL,
+             NULL)::graphile_worker.job_spec ORDER BY id))
+       FROM inserted HAVING count(*) > 0
      )
-     SELECT status, received_at,
-            (graphile_worker.add_job('process-order', json_build_object('orderId', id))).id AS job
-     FROM inserted`,
+     SELECT input.position, inserted.status, inserted.received_at, (SELECT count(*) FROM jobs)
+     FROM inserted JOIN input USING (store_id, external_id)`,
     [
-      order.storeId,
-      order.externalId,
-      order.externalReference,
-      order.payload.customer.externalId,
-      order.payload.currency,
-      order.payload.orderedAt ?? null,
-      payload,
+      orders.map((o) => o.storeId),
+      orders.map((o) => o.externalId),
+      orders.map((o) => o.externalReference),
+      orders.map((o) => o.payload.customer.externalId),
+      orders.map((o) => o.payload.currency),
+      orders.map((o) => o.payload.orderedAt ?? null),
+      payloads,
     ],
   );
-  const row = inserted.rows[0];
-  if (row) return { status: row.status, receivedAt: row.received_at, created: true, samePayload: true };
-  const known = await db.query<{ status: "pending" | "processed"; received_at: Date; same: boolean }>(
-    `SELECT status, received_at,
-            payload = $3::jsonb AND external_reference IS NOT DISTINCT FROM $4 AS same
-     FROM orders WHERE store_id = $1 AND external_id = $2`,
-    [order.storeId, order.externalId, payload, order.externalReference],
-  );
-  const existing = known.rows[0];
-  if (!existing) throw new Error(`order ${order.externalId} neither inserted nor found`);
-  return {
-    status: existing.status,
-    receivedAt: existing.received_at,
-    created: false,
-    samePayload: existing.same,
-  };
+  const results: (Registration | undefined)[] = orders.map(() => undefined);
+  // The same order twice in one batch: the first is inserted, the others are known.
+  const taken = new Set<string>();
+  for (const row of inserted) {
+    const index = row.position - 1;
+    const order = orders[index] as NewOrder;
+    const key = `${order.storeId}:${order.externalId}`;
+    if (taken.has(key)) continue;
+    taken.add(key);
+    results[index] = { status: row.status, receivedAt: row.received_at, created: true, samePayload: true };
+  }
+  const known = orders.map((_, index) => index).filter((index) => !results[index]);
+  if (known.length > 0) {
+    const { rows } = await db.query<{
+      position: number;
+      status: "pending" | "processed";
+      received_at: Date;
+      same: boolean;
+    }>(
+      `SELECT i.position, o.status, o.received_at,
+              o.payload = i.payload AND o.external_reference IS NOT DISTINCT FROM i.external_reference
+                AS same
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::jsonb[], $5::int[])
+         AS i(store_id, external_id, external_reference, payload, position)
+       JOIN orders o ON o.store_id = i.store_id AND o.external_id = i.external_id`,
+      [
+        known.map((i) => orders[i]?.storeId),
+        known.map((i) => orders[i]?.externalId),
+        known.map((i) => orders[i]?.externalReference),
+        known.map((i) => payloads[i]),
+        known.map((i) => i + 1),
+      ],
+    );
+    for (const row of rows) {
+      results[row.position - 1] = {
+        status: row.status,
+        receivedAt: row.received_at,
+        created: false,
+        samePayload: row.same,
+      };
+    }
+  }
+  return results.map((result, index) => {
+    if (!result) throw new Error(`order ${orders[index]?.externalId} neither inserted nor found`);
+    return result;
+  });
 }
 
 /** Stores a refund declaration and enqueues its processing in one statement. */
