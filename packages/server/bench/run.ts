@@ -250,6 +250,7 @@ async function main() {
       ),
     );
     const registered = orderId - 1;
+    await drain(pool);
     let refundId = 1;
     results.push(
       await cannon(
@@ -274,6 +275,7 @@ async function main() {
         peak,
       ),
     );
+    await drain(pool);
     results.push(
       await cannon(
         "GET user-history",
@@ -392,9 +394,16 @@ async function pendingOrders(pool: pg.Pool): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** Waits until every order is processed and the job queue is empty (refunds, webhooks too). */
 async function drain(pool: pg.Pool, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while ((await pendingOrders(pool)) > 0) {
+  const queued = async () => {
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM graphile_worker.jobs`,
+    );
+    return rows[0]?.n ?? 0;
+  };
+  while ((await pendingOrders(pool)) > 0 || (await queued()) > 0) {
     if (Date.now() > deadline) throw new Error("orders still pending");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -4,6 +4,8 @@ import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-wor
 import type { AppContext } from "../runtime.js";
 import { workerLogger } from "./queue.js";
 
+const LOCAL_QUEUE_SIZE = 100;
+
 export interface Workers {
   stop(): Promise<void>;
 }
@@ -46,6 +48,17 @@ export async function startWorkers(
     taskList,
     events,
     logger: workerLogger(context.logger),
+    preset: {
+      worker: {
+        // Under load, fetch and complete jobs by the hundred rather than one query each: an
+        // order's job is often a no-op once another job has credited it in a batch. Jobs held
+        // in a local queue or awaiting completion may run again after a crash: every task is
+        // idempotent.
+        localQueue: { size: LOCAL_QUEUE_SIZE },
+        completeJobBatchDelay: 5,
+        failJobBatchDelay: 5,
+      },
+    },
   });
   if (!poolId) throw new Error("the job queue did not report its worker pool");
   const self = { poolId, hostname: os.hostname(), pid: process.pid };

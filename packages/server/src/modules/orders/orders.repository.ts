@@ -160,45 +160,66 @@ export async function registerOrders(
   });
 }
 
-/** Stores a refund declaration and enqueues its processing in one statement. */
-export async function declareRefund(
+export interface NewRefund {
+  storeId: number;
+  orderExternalId: string;
+  status: RefundStatus;
+  creditNoteId: string | null;
+  declaration: RefundDeclaration & { refundedAt?: string | undefined };
+}
+
+export interface RefundReceipt {
+  receivedAt: Date;
+  /** False when the store never registered the order (the refund is kept all the same). */
+  orderKnown: boolean;
+}
+
+/** Stores refund declarations and enqueues their processing in one statement, like orders. */
+export async function declareRefunds(
   db: Queryable,
-  refund: {
-    storeId: number;
-    orderExternalId: string;
-    status: RefundStatus;
-    creditNoteId: string | null;
-    declaration: RefundDeclaration & { refundedAt?: string | undefined };
-  },
-): Promise<{ receivedAt: Date; orderKnown: boolean; orderStatus: "pending" | "processed" | null }> {
-  const { rows } = await db.query<{
-    received_at: Date;
-    order_status: "pending" | "processed" | null;
-  }>(
-    `WITH target AS (
-       SELECT id, status FROM orders WHERE store_id = $1 AND external_id = $2
+  refunds: readonly NewRefund[],
+): Promise<RefundReceipt[]> {
+  const { rows } = await db.query<{ position: number; received_at: Date; order_known: boolean }>(
+    `WITH input AS (
+       SELECT i.*, o.id AS order_id
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
+         WITH ORDINALITY AS i(store_id, order_external_id, status, credit_note_id, payload, position)
+       LEFT JOIN orders o ON o.store_id = i.store_id AND o.external_id = i.order_external_id
      ), inserted AS (
        INSERT INTO refunds (store_id, order_external_id, order_id, status, credit_note_id, payload)
-       VALUES ($1, $2, (SELECT id FROM target), $3, $4, $5)
-       RETURNING id, received_at
+       SELECT store_id, order_external_id, order_id, status, credit_note_id, payload
+       FROM input ORDER BY position
+       RETURNING id
+     ), jobs AS (
+       SELECT graphile_worker.add_jobs(array_agg(
+         ROW('process-refund', json_build_object('refundId', id), NULL, NULL, NULL, NULL, NULL,
+             NULL)::graphile_worker.job_spec ORDER BY id))
+       FROM inserted
      )
-     SELECT received_at, (SELECT status FROM target) AS order_status,
-            (graphile_worker.add_job('process-refund', json_build_object('refundId', id))).id AS job
-     FROM inserted`,
+     -- received_at defaults to now(): the same instant for every row of the statement.
+     SELECT position, now() AS received_at, order_id IS NOT NULL AS order_known,
+            (SELECT count(*) FROM jobs) AS jobs
+     FROM input ORDER BY position`,
     [
-      refund.storeId,
-      refund.orderExternalId,
-      refund.status,
-      refund.creditNoteId,
-      JSON.stringify(refund.declaration),
+      refunds.map((r) => r.storeId),
+      refunds.map((r) => r.orderExternalId),
+      refunds.map((r) => r.status),
+      refunds.map((r) => r.creditNoteId),
+      refunds.map((r) => JSON.stringify(r.declaration)),
     ],
   );
-  const row = rows[0] as (typeof rows)[number];
-  return {
-    receivedAt: row.received_at,
-    orderKnown: row.order_status !== null,
-    orderStatus: row.order_status,
-  };
+  return rows.map((row) => ({ receivedAt: row.received_at, orderKnown: row.order_known }));
+}
+
+export async function orderStatus(
+  db: Queryable,
+  orderId: number,
+): Promise<OrderRow["status"] | undefined> {
+  const { rows } = await db.query<Pick<OrderRow, "status">>(
+    `SELECT status FROM orders WHERE id = $1`,
+    [orderId],
+  );
+  return rows[0]?.status;
 }
 
 /** Locks an order for processing; undefined when it does not exist. */
