@@ -6,7 +6,7 @@ import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
 import { requestId } from "./http/request-id.js";
 import { revisionMiddleware } from "./http/revision.middleware.js";
-import { apiRoutes } from "./routes.js";
+import { apiRoutes, storefrontRoutes } from "./routes.js";
 import type { AppContext } from "./runtime.js";
 
 export interface AppOptions {
@@ -17,17 +17,19 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP pipeline: request id and log line, health probes, the revision of the request, the
- * body, the operations, then one error path for everything that fails.
+ * The HTTP pipeline: request id, health probes, the revision of the request, the storefront
+ * reads (the hot path: no access log line, no body), then the log line, the body and the other
+ * operations, then one error path for everything that fails.
  */
 export function createApp(context: AppContext, options: AppOptions = {}): express.Express {
   const { config, pool, clock, logger } = context;
   const app = express();
   app.disable("x-powered-by");
   app.use(requestId);
-  app.use(httpLogger(logger));
-  app.use(healthRoutes(pool, options.isShuttingDown ?? (() => false)));
+  app.use(healthRoutes(pool, logger, options.isShuttingDown ?? (() => false)));
   app.use(revisionMiddleware(clock));
+  for (const router of storefrontRoutes(context)) app.use(router);
+  app.use(httpLogger(logger));
   app.use(jsonBody(config.bodyLimit));
   for (const router of [...apiRoutes(context), ...(options.routers ?? [])]) app.use(router);
   app.use(notFoundHandler);

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config, logger);
+  await runtime.storeChanges.start();
   const workers: Workers | undefined =
     config.workers === "in-process"
       ? await startWorkers(runtime.context, runtime.databaseUrl, taskList(runtime.context.services))

@@ -2,9 +2,18 @@ import type { Router } from "express";
 import { customersRoutes } from "./modules/customers/customers.routes.js";
 import { CustomersService } from "./modules/customers/customers.service.js";
 import { ordersRoutes } from "./modules/orders/orders.routes.js";
+import { pointsRoutes } from "./modules/points/points.routes.js";
 import type { AppContext } from "./runtime.js";
 
-/** Every operation of the API, one router per module. */
+/**
+ * The public storefront reads: every product page view of every store calls them. They are
+ * served from memory, take no body, and write no access log line (failures are logged).
+ */
+export function storefrontRoutes(context: AppContext): Router[] {
+  return [pointsRoutes(context, context.storefront)];
+}
+
+/** Every other operation of the API, one router per module. */
 export function apiRoutes(context: AppContext): Router[] {
   return [
     ordersRoutes(context),

@@ -5,9 +5,11 @@ import { developmentMasterKey, SecretBox } from "./crypto/secrets.js";
 import { startEmbeddedPostgres } from "./db/embedded.js";
 import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
+import { StoreChangeListener, type StoreChangeListenerOptions } from "./db/store-changes.js";
 import type { Clock } from "./http/revision.middleware.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
+import { StorefrontCache } from "./modules/storefront/storefront.cache.js";
 import { WebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { ApiKeysService } from "./modules/stores/api-keys.service.js";
 import { StoresService } from "./modules/stores/stores.service.js";
@@ -27,6 +29,8 @@ export interface AppContext {
   pool: pg.Pool;
   clock: Clock;
   services: Services;
+  /** The storefront reads' in-memory copy of each store, kept in step by `storeChanges`. */
+  storefront: StorefrontCache;
 }
 
 export function createServices(
@@ -52,9 +56,23 @@ export function clockFor(config: Config): Clock {
   return override ? () => override : () => new Date();
 }
 
+/**
+ * The storefront cache and the LISTEN connection that keeps it in step with every other
+ * process. Until the listener is started (the CLI never starts it) the cache reads through.
+ */
+export function createStorefront(
+  services: Services,
+  listener: Omit<StoreChangeListenerOptions, "logger"> & { logger: Logger },
+): { storeChanges: StoreChangeListener; storefront: StorefrontCache } {
+  const storeChanges = new StoreChangeListener(listener);
+  return { storeChanges, storefront: new StorefrontCache(services.stores, storeChanges) };
+}
+
 export interface Runtime {
   context: AppContext;
   databaseUrl: string;
+  /** Start it in processes that serve storefront reads. */
+  storeChanges: StoreChangeListener;
   close(): Promise<void>;
 }
 
@@ -84,12 +102,18 @@ export async function openRuntime(
     }
     const pool = createPool(databaseUrl, config.databasePoolSize);
     pool.on("error", (error) => logger.error({ err: error }, "idle database connection failed"));
+    const services = createServices(config, pool, SecretBox.fromText(masterKey), logger);
+    const { storeChanges, storefront } = createStorefront(services, {
+      connectionString: databaseUrl,
+      logger,
+    });
     const context: AppContext = {
       config,
       logger,
       pool,
       clock: clockFor(config),
-      services: createServices(config, pool, SecretBox.fromText(masterKey), logger),
+      services,
+      storefront,
     };
     await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
       await pool.end();
@@ -98,7 +122,9 @@ export async function openRuntime(
     return {
       context,
       databaseUrl,
+      storeChanges,
       close: async () => {
+        await storeChanges.stop();
         await pool.end();
         await embedded?.stop();
       },

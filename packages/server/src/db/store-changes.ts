@@ -87,8 +87,10 @@ export class StoreChangeListener implements StoreChanges {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.retryTimer);
-    if (this.client) this.drop(this.client);
+    // A client ended while it connects never settles its connect(): let the attempt finish
+    // first (the connection and query timeouts bound it).
     await this.attempt;
+    if (this.client) this.drop(this.client);
     await this.closing;
   }
 
@@ -154,7 +156,7 @@ export class StoreChangeListener implements StoreChanges {
     this.failures += 1;
     this.logger.warn(
       { err: error, retryInMs: delay, failures: this.failures },
-      "store change notifications interrupted: storefront caches read the database until they resume",
+      "store change notifications unavailable: storefront caches read the database until they resume",
     );
     this.retryTimer = setTimeout(() => this.connect(), delay).unref();
   }

@@ -1,11 +1,17 @@
 import { Router } from "express";
 import type pg from "pg";
+import type { Logger } from "pino";
 
 /**
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers and
  * the process is not shutting down). Outside the revisioned API: load balancers send no header.
+ * Probes write no access log line: they come every few seconds from every balancer.
  */
-export function healthRoutes(pool: pg.Pool, isShuttingDown: () => boolean): Router {
+export function healthRoutes(
+  pool: pg.Pool,
+  logger: Logger,
+  isShuttingDown: () => boolean,
+): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -19,7 +25,7 @@ export function healthRoutes(pool: pg.Pool, isShuttingDown: () => boolean): Rout
       await pool.query("SELECT 1");
       res.json({ status: "ready" });
     } catch (error) {
-      req.log.warn({ err: error }, "readiness check failed");
+      logger.warn({ err: error, reqId: req.requestId }, "readiness check failed");
       res.status(503).json({ status: "database-unavailable" });
     }
   });

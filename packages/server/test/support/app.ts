@@ -10,7 +10,8 @@ import { createLogger } from "../../src/http/logger.js";
 import { taskList } from "../../src/jobs/tasks.js";
 import { startWorkers, type Workers } from "../../src/jobs/worker.js";
 import type { Clock } from "../../src/http/revision.middleware.js";
-import { createServices, type AppContext } from "../../src/runtime.js";
+import type { StoreChangeListener, StoreChangeListenerOptions } from "../../src/db/store-changes.js";
+import { createServices, createStorefront, type AppContext } from "../../src/runtime.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
 export const TEST_MASTER_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -23,6 +24,8 @@ export interface TestApp {
   logs: string[];
   /** Changes what the revision middleware believes today is. */
   setNow(date: Date): void;
+  /** The LISTEN connection keeping the storefront cache in step (started with the app). */
+  storeChanges: StoreChangeListener;
   /** Starts the job workers in this process (unless the app was started with them). */
   startWorkers(): Promise<Workers>;
   close(): Promise<void>;
@@ -38,9 +41,13 @@ export async function startTestApp(
     env?: Record<string, string>;
     /** Runs the job workers in-process, as the server does by default. */
     workers?: boolean;
+    /** Another process on this database (which it does not drop), instead of a new one. */
+    database?: TestDatabase;
+    storeChanges?: Partial<Omit<StoreChangeListenerOptions, "connectionString" | "logger">>;
   } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const shared = options.database;
+  const database = shared ?? (await createTestDatabase());
   const config: Config = loadConfig({
     NODE_ENV: "test",
     DATABASE_URL: database.url,
@@ -60,13 +67,13 @@ export async function startTestApp(
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
   const pool = createPool(database.url, 5);
-  const context: AppContext = {
-    config,
+  const services = createServices(config, pool, SecretBox.fromText(TEST_MASTER_KEY), logger);
+  const { storeChanges, storefront } = createStorefront(services, {
+    connectionString: database.url,
     logger,
-    pool,
-    clock,
-    services: createServices(config, pool, SecretBox.fromText(TEST_MASTER_KEY), logger),
-  };
+    ...options.storeChanges,
+  });
+  const context: AppContext = { config, logger, pool, clock, services, storefront };
   const running: Workers[] = [];
   const start = async () => {
     const workers = await startWorkers(context, database.url, taskList(context.services));
@@ -78,6 +85,7 @@ export async function startTestApp(
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
   });
+  await storeChanges.start();
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -87,13 +95,15 @@ export async function startTestApp(
     setNow: (date) => {
       now = date;
     },
+    storeChanges,
     startWorkers: start,
     close: async () => {
       for (const workers of running) await workers.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await storeChanges.stop();
       await pool.end();
-      await database.drop();
+      if (!shared) await database.drop();
     },
   };
 }

@@ -1,0 +1,38 @@
+import type { RequestHandler, Response } from "express";
+
+/** Sends a JSON text as a 200 that browsers and shared caches may keep, tagged `etag`. */
+export type SendCacheable = (res: Response, etag: string, json: string) => void;
+
+/**
+ * Mounted before a cacheable read's handler: until the handler sends its answer, the response
+ * says no-store. A refusal must not be kept, and a 404 for an unknown domain would be: shared
+ * caches (Varnish by default) keep 404s for minutes when no Cache-Control forbids it.
+ */
+export const noStoreUntilSent: RequestHandler = (_req, res, next) => {
+  res.setHeader("Cache-Control", "no-store");
+  next();
+};
+
+/**
+ * Storefront reads: `Cache-Control: public, max-age=<maxAgeSeconds>` and an ETag, with 304 when
+ * the request's If-None-Match holds it. Only successes go through here.
+ *
+ * The caller gives the etag (a cached section's, computed when it was loaded, or one made of
+ * the few values a small body holds), so Express does not hash every body it sends. It must be
+ * derived from the content, never from a counter of this process: every process behind the
+ * load balancer must give equal content an equal etag. Express's own freshness check
+ * (req.fresh, in res.send) then answers 304, with the If-None-Match lists, weak comparison and
+ * `*` of RFC 9110.
+ */
+export function cacheableJson(maxAgeSeconds: number): SendCacheable {
+  const cacheControl = `public, max-age=${maxAgeSeconds}`;
+  return (res, etag, json) => {
+    res.setHeader("Content-Type", "application/json; charset=utf-8");
+    res.setHeader("Cache-Control", cacheControl);
+    res.setHeader("ETag", etag);
+    // The revision header changes the response's headers (the echoed revision, Deprecation and
+    // Sunset): a shared cache must not hand one revision's response to another.
+    res.vary("revision");
+    res.send(json);
+  };
+}
