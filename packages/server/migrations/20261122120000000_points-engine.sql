@@ -50,9 +50,10 @@ CREATE TABLE worker_heartbeats (
   seen_at timestamptz NOT NULL DEFAULT now()
 );
 
--- Storefront caches (rules, rewards, widget configurations) live in every server process's
--- memory. Any change to what they hold, by the admin API, the CLI or plain SQL, tells every
--- process which store to forget. pg_notify folds identical notifications of one transaction.
+-- Storefront caches (rules, rewards, widget configurations) and the credentials of every
+-- authenticated request (stores and their API keys) live in every server process's memory.
+-- Any change to what they hold, by the admin API, the CLI or plain SQL, tells every process
+-- which store to forget: a revoked key stops working everywhere at once. pg_notify folds identical notifications of one transaction.
 CREATE FUNCTION notify_store_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   data jsonb := to_jsonb(CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END);
@@ -71,6 +72,8 @@ END;
 $$;
 CREATE TRIGGER stores_notify AFTER INSERT OR UPDATE OR DELETE ON stores
   FOR EACH ROW EXECUTE FUNCTION notify_store_changed('id');
+CREATE TRIGGER api_keys_notify AFTER INSERT OR UPDATE OR DELETE ON api_keys
+  FOR EACH ROW EXECUTE FUNCTION notify_store_changed('store_id');
 CREATE TRIGGER attribution_rules_notify AFTER INSERT OR UPDATE OR DELETE ON attribution_rules
   FOR EACH ROW EXECUTE FUNCTION notify_store_changed('store_id');
 CREATE TRIGGER clubs_notify AFTER INSERT OR UPDATE OR DELETE ON clubs
@@ -90,6 +93,7 @@ DROP TRIGGER voucher_versions_notify ON voucher_versions;
 DROP TRIGGER rewards_notify ON rewards;
 DROP TRIGGER clubs_notify ON clubs;
 DROP TRIGGER attribution_rules_notify ON attribution_rules;
+DROP TRIGGER api_keys_notify ON api_keys;
 DROP TRIGGER stores_notify ON stores;
 DROP FUNCTION notify_store_changed();
 DROP TABLE worker_heartbeats;

@@ -5,7 +5,7 @@ import { developmentMasterKey, SecretBox } from "./crypto/secrets.js";
 import { startEmbeddedPostgres } from "./db/embedded.js";
 import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
-import { StoreChangeListener, type StoreChangeListenerOptions } from "./db/store-changes.js";
+import { StoreChangeListener, type StoreChanges } from "./db/store-changes.js";
 import type { Clock } from "./http/revision.middleware.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
@@ -33,14 +33,19 @@ export interface AppContext {
   storefront: StorefrontCache;
 }
 
+/**
+ * `changes` tells in-memory copies (credentials, storefront data) when the database changed;
+ * until it listens, they read through to the database.
+ */
 export function createServices(
   config: Config,
   pool: pg.Pool,
   secrets: SecretBox,
   logger: Logger,
+  changes: StoreChanges,
 ): Services {
   const stores = new StoresService(pool);
-  const apiKeys = new ApiKeysService(pool, secrets, stores);
+  const apiKeys = new ApiKeysService(pool, secrets, stores, changes);
   return {
     stores,
     apiKeys,
@@ -54,18 +59,6 @@ export function createServices(
 export function clockFor(config: Config): Clock {
   const override = config.revisionDateOverride;
   return override ? () => override : () => new Date();
-}
-
-/**
- * The storefront cache and the LISTEN connection that keeps it in step with every other
- * process. Until the listener is started (the CLI never starts it) the cache reads through.
- */
-export function createStorefront(
-  services: Services,
-  listener: Omit<StoreChangeListenerOptions, "logger"> & { logger: Logger },
-): { storeChanges: StoreChangeListener; storefront: StorefrontCache } {
-  const storeChanges = new StoreChangeListener(listener);
-  return { storeChanges, storefront: new StorefrontCache(services.stores, storeChanges) };
 }
 
 export interface Runtime {
@@ -102,18 +95,15 @@ export async function openRuntime(
     }
     const pool = createPool(databaseUrl, config.databasePoolSize);
     pool.on("error", (error) => logger.error({ err: error }, "idle database connection failed"));
-    const services = createServices(config, pool, SecretBox.fromText(masterKey), logger);
-    const { storeChanges, storefront } = createStorefront(services, {
-      connectionString: databaseUrl,
-      logger,
-    });
+    const storeChanges = new StoreChangeListener({ connectionString: databaseUrl, logger });
+    const services = createServices(config, pool, SecretBox.fromText(masterKey), logger, storeChanges);
     const context: AppContext = {
       config,
       logger,
       pool,
       clock: clockFor(config),
       services,
-      storefront,
+      storefront: new StorefrontCache(services.stores, storeChanges),
     };
     await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
       await pool.end();

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { Router, type RequestHandler } from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { basicAuth } from "../src/auth/basic.middleware.js";
 import { hmacAuth } from "../src/auth/hmac.middleware.js";
 import type { AppContext } from "../src/runtime.js";
@@ -18,10 +18,10 @@ function probes({ services }: AppContext): Router[] {
   router.post("/probe/basic", basicAuth(services.apiKeys), whoami);
   router.get(
     "/probe/customer/:externalId",
-    hmacAuth(services.stores, services.apiKeys, "path"),
+    hmacAuth(services.apiKeys, "path"),
     whoami,
   );
-  router.post("/probe/referral", hmacAuth(services.stores, services.apiKeys, "query"), whoami);
+  router.post("/probe/referral", hmacAuth(services.apiKeys, "query"), whoami);
   return [router];
 }
 
@@ -219,5 +219,32 @@ describe("secrets at rest and in logs", () => {
     expect(logs).not.toContain(keyA.slice(14));
     expect(logs).not.toContain(hash);
     expect(logs).not.toContain(Buffer.from(`${keyA}:`).toString("base64"));
+  });
+});
+
+describe("credentials kept in memory", () => {
+  it("stop working in every process as soon as a key is revoked", async () => {
+    const other = await startTestApp({ database: app.database, routers: probes });
+    try {
+      const { key } = await app.context.services.apiKeys.create(shop.reference);
+      const hash = opensslHash("42", shop.reference, key);
+      const historyOn = (base: string) =>
+        fetch(`${base}/probe/customer/42?${new URLSearchParams({ hash, domain: shop.domain })}`);
+      const basicOn = (base: string) =>
+        fetch(`${base}/probe/basic`, { method: "POST", headers: { authorization: basic(key) } });
+      // The other process reads the key once, then holds it in memory.
+      expect((await historyOn(other.baseUrl)).status).toBe(200);
+      expect((await basicOn(other.baseUrl)).status).toBe(200);
+      await app.context.services.apiKeys.revoke(key);
+      await vi.waitFor(
+        async () => {
+          expect((await historyOn(other.baseUrl)).status).toBe(401);
+          expect((await basicOn(other.baseUrl)).status).toBe(401);
+        },
+        { timeout: 2_000, interval: 20 },
+      );
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -3,7 +3,6 @@ import type { RequestHandler } from "express";
 import { constantTimeEqual, customerHash } from "../crypto/secrets.js";
 import { AppError } from "../http/app-error.js";
 import type { ApiKeysService } from "../modules/stores/api-keys.service.js";
-import type { StoresService } from "../modules/stores/stores.service.js";
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -16,7 +15,6 @@ function text(value: unknown): string | undefined {
  * Sets `req.store` and `req.customerExternalId`.
  */
 export function hmacAuth(
-  stores: StoresService,
   apiKeys: ApiKeysService,
   externalIdFrom: "path" | "query",
 ): RequestHandler {
@@ -39,9 +37,9 @@ export function hmacAuth(
     ) {
       throw refuse();
     }
-    const store = await stores.findByDomain(domain.data);
-    if (!store) throw refuse();
-    const keys = await apiKeys.activeKeys(store.id);
+    const credentials = await apiKeys.customerCredentials(domain.data);
+    if (!credentials) throw refuse();
+    const { store, keys } = credentials;
     // Every key is compared, matching or not, so the time taken does not tell which one matched.
     let matched = false;
     for (const key of keys) {

@@ -10,8 +10,12 @@ import { createLogger } from "../../src/http/logger.js";
 import { taskList } from "../../src/jobs/tasks.js";
 import { startWorkers, type Workers } from "../../src/jobs/worker.js";
 import type { Clock } from "../../src/http/revision.middleware.js";
-import type { StoreChangeListener, StoreChangeListenerOptions } from "../../src/db/store-changes.js";
-import { createServices, createStorefront, type AppContext } from "../../src/runtime.js";
+import {
+  StoreChangeListener,
+  type StoreChangeListenerOptions,
+} from "../../src/db/store-changes.js";
+import { StorefrontCache } from "../../src/modules/storefront/storefront.cache.js";
+import { createServices, type AppContext } from "../../src/runtime.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
 export const TEST_MASTER_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -67,12 +71,19 @@ export async function startTestApp(
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
   const pool = createPool(database.url, 5);
-  const services = createServices(config, pool, SecretBox.fromText(TEST_MASTER_KEY), logger);
-  const { storeChanges, storefront } = createStorefront(services, {
+  const storeChanges = new StoreChangeListener({
     connectionString: database.url,
     logger,
     ...options.storeChanges,
   });
+  const services = createServices(
+    config,
+    pool,
+    SecretBox.fromText(TEST_MASTER_KEY),
+    logger,
+    storeChanges,
+  );
+  const storefront = new StorefrontCache(services.stores, storeChanges);
   const context: AppContext = { config, logger, pool, clock, services, storefront };
   const running: Workers[] = [];
   const start = async () => {

@@ -11,12 +11,12 @@ import type { CustomersService } from "./customers.service.js";
  * reasons: every parameter the hash check does not refuse is read, never refused.
  */
 export function customersRoutes(context: AppContext, customers: CustomersService): Router {
-  const { stores, apiKeys } = context.services;
+  const { apiKeys } = context.services;
   const router = Router();
 
   router.get(
     "/point/user-history/:externalId",
-    hmacAuth(stores, apiKeys, "path"),
+    hmacAuth(apiKeys, "path"),
     async (req, res) => {
       const query = parseRequest(customerHistoryQuerySchema, req.query, "query", "unauthorized");
       const history = await customers.history(

@@ -76,16 +76,33 @@ export async function findActiveKeyByPrefix(
   return rows[0];
 }
 
-/** Every active key of a store, for HMAC checks (a store may rotate through several). */
-export async function findActiveKeysOfStore(
+/**
+ * The store with this (normalised) domain and every one of its active keys, for HMAC checks:
+ * a store may rotate through several keys. One query.
+ */
+export async function findStoreCredentialsByDomain(
   db: Queryable,
-  storeId: number,
-): Promise<SealedKeyRow[]> {
-  const { rows } = await db.query<SealedKeyRow>(
-    `SELECT prefix, secret FROM api_keys WHERE store_id = $1 AND revoked_at IS NULL ORDER BY id`,
-    [storeId],
+  domain: string,
+): Promise<{ store: AuthenticatedStore; keys: SealedKeyRow[] } | undefined> {
+  const { rows } = await db.query<{ store: AuthenticatedStore; keys: { prefix: string; secret: string }[] }>(
+    `SELECT json_build_object('id', s.id, 'reference', s.reference, 'domain', s.domain,
+              'language', s.language, 'currency', s.currency) AS store,
+            coalesce(json_agg(json_build_object('prefix', k.prefix,
+                                                'secret', encode(k.secret, 'base64'))
+                              ORDER BY k.id) FILTER (WHERE k.id IS NOT NULL), '[]') AS keys
+     FROM stores s
+     LEFT JOIN api_keys k ON k.store_id = s.id AND k.revoked_at IS NULL
+     WHERE s.domain = $1
+     GROUP BY s.id`,
+    [domain],
   );
-  return rows;
+  const row = rows[0];
+  return (
+    row && {
+      store: row.store,
+      keys: row.keys.map((key) => ({ prefix: key.prefix, secret: Buffer.from(key.secret, "base64") })),
+    }
+  );
 }
 
 /** Any one stored key, to check at start-up that the master key can read them. */

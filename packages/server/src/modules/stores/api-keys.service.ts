@@ -5,10 +5,12 @@ import { ConfigError } from "../../config.js";
 import type { Queryable } from "../../db/pool.js";
 import { constantTimeEqual, type SecretBox } from "../../crypto/secrets.js";
 import { AppError } from "../../http/app-error.js";
+import { normalizeDomain } from "@loyalty/shared-types";
+import type { StoreChanges, StoreChangeSubscriber } from "../../db/store-changes.js";
 import {
   findActiveKeyByPrefix,
+  findStoreCredentialsByDomain,
   findAnySealedKey,
-  findActiveKeysOfStore,
   insertApiKey,
   listApiKeys,
   revokeApiKey,
@@ -39,12 +41,53 @@ function sealContext(storeId: number, prefix: string): string {
   return `api_key:${storeId}:${prefix}`;
 }
 
-export class ApiKeysService {
+/** What customer HMAC checks need of a store: the store and its plain active keys. */
+export interface CustomerCredentials {
+  store: AuthenticatedStore;
+  keys: string[];
+}
+
+/**
+ * API keys: created, listed, revoked, and checked on every authenticated request. For those
+ * checks the store and its plain keys are kept in memory while the store change listener is
+ * up: creating or revoking a key notifies every process, which forgets that store. While it
+ * is down (or never started, as in the CLI) every check reads the database.
+ */
+export class ApiKeysService implements StoreChangeSubscriber {
+  private readonly byPrefix = new Map<string, { store: AuthenticatedStore; key: string }>();
+  private readonly byDomain = new Map<string, CustomerCredentials>();
+  /** Bumped by every notification: a read that started before one is not kept. */
+  private generation = 0;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly secrets: SecretBox,
     private readonly stores: StoresService,
-  ) {}
+    private readonly changes?: StoreChanges,
+  ) {
+    changes?.subscribe(this);
+  }
+
+  storeChanged(storeId: number): void {
+    this.generation += 1;
+    for (const [prefix, entry] of this.byPrefix) {
+      if (entry.store.id === storeId) this.byPrefix.delete(prefix);
+    }
+    for (const [domain, entry] of this.byDomain) {
+      if (entry.store.id === storeId) this.byDomain.delete(domain);
+    }
+  }
+
+  everythingChanged(): void {
+    this.generation += 1;
+    this.byPrefix.clear();
+    this.byDomain.clear();
+  }
+
+  /** Whether what was read at `generation` may be kept. */
+  private keeps(generation: number): boolean {
+    return this.changes?.listening === true && generation === this.generation;
+  }
 
   /** Creates a key; the plain key is returned here once and can never be read again. */
   async create(
@@ -62,6 +105,8 @@ export class ApiKeysService {
       secret: this.secrets.encrypt(key, sealContext(store.id, prefix)),
       label,
     });
+    // Other processes hear of it from the database; this one need not wait for the echo.
+    this.storeChanged(store.id);
     return { key, row };
   }
 
@@ -77,6 +122,7 @@ export class ApiKeysService {
     const prefix = prefixOf(keyOrId);
     const row = prefix ? await revokeApiKey(this.pool, prefix) : undefined;
     if (!row) throw new AppError("not-found", `No API key has the id ${keyOrId.slice(0, 13)}.`);
+    this.storeChanged(row.storeId);
     return row;
   }
 
@@ -84,16 +130,34 @@ export class ApiKeysService {
   async authenticate(key: string): Promise<AuthenticatedStore | undefined> {
     const prefix = KEY_PATTERN.exec(key)?.[1];
     if (!prefix) return undefined;
-    const sealed = await findActiveKeyByPrefix(this.pool, prefix);
-    if (!sealed) return undefined;
-    const plain = this.secrets.decrypt(sealed.secret, sealContext(sealed.store.id, sealed.prefix));
-    return constantTimeEqual(plain, key) ? sealed.store : undefined;
+    let entry = this.changes?.listening ? this.byPrefix.get(prefix) : undefined;
+    if (!entry) {
+      const generation = this.generation;
+      const sealed = await findActiveKeyByPrefix(this.pool, prefix);
+      if (!sealed) return undefined;
+      const plain = this.secrets.decrypt(sealed.secret, sealContext(sealed.store.id, sealed.prefix));
+      entry = { store: sealed.store, key: plain };
+      if (this.keeps(generation)) this.byPrefix.set(prefix, entry);
+    }
+    return constantTimeEqual(entry.key, key) ? entry.store : undefined;
   }
 
-  /** The plain active keys of a store, to check customer hashes against each of them. */
-  async activeKeys(storeId: number): Promise<string[]> {
-    const sealed = await findActiveKeysOfStore(this.pool, storeId);
-    return sealed.map((row) => this.secrets.decrypt(row.secret, sealContext(storeId, row.prefix)));
+  /** The store with this domain and its plain active keys, for customer HMAC checks. */
+  async customerCredentials(domain: string): Promise<CustomerCredentials | undefined> {
+    const normalized = normalizeDomain(domain);
+    const cached = this.changes?.listening ? this.byDomain.get(normalized) : undefined;
+    if (cached) return cached;
+    const generation = this.generation;
+    const found = await findStoreCredentialsByDomain(this.pool, normalized);
+    if (!found) return undefined;
+    const credentials = {
+      store: found.store,
+      keys: found.keys.map((row) =>
+        this.secrets.decrypt(row.secret, sealContext(found.store.id, row.prefix)),
+      ),
+    };
+    if (this.keeps(generation)) this.byDomain.set(normalized, credentials);
+    return credentials;
   }
 
   /**
