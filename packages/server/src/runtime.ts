@@ -96,7 +96,13 @@ export async function openRuntime(
     const pool = createPool(databaseUrl, config.databasePoolSize);
     pool.on("error", (error) => logger.error({ err: error }, "idle database connection failed"));
     const storeChanges = new StoreChangeListener({ connectionString: databaseUrl, logger });
-    const services = createServices(config, pool, SecretBox.fromText(masterKey), logger, storeChanges);
+    const services = createServices(
+      config,
+      pool,
+      SecretBox.fromText(masterKey),
+      logger,
+      storeChanges,
+    );
     const context: AppContext = {
       config,
       logger,

@@ -16,11 +16,7 @@ function probes({ services }: AppContext): Router[] {
     res.json({ store: req.store?.domain, customer: req.customerExternalId ?? null });
   };
   router.post("/probe/basic", basicAuth(services.apiKeys), whoami);
-  router.get(
-    "/probe/customer/:externalId",
-    hmacAuth(services.apiKeys, "path"),
-    whoami,
-  );
+  router.get("/probe/customer/:externalId", hmacAuth(services.apiKeys, "path"), whoami);
   router.post("/probe/referral", hmacAuth(services.apiKeys, "query"), whoami);
   return [router];
 }
@@ -229,7 +225,9 @@ describe("credentials kept in memory", () => {
       const { key } = await app.context.services.apiKeys.create(shop.reference);
       const hash = opensslHash("42", shop.reference, key);
       const historyOn = (base: string) =>
-        fetch(`${base}/probe/customer/42?${new URLSearchParams({ hash, domain: shop.domain })}`);
+        fetch(
+          `${base}/probe/customer/42?${new URLSearchParams({ hash, domain: shop.domain }).toString()}`,
+        );
       const basicOn = (base: string) =>
         fetch(`${base}/probe/basic`, { method: "POST", headers: { authorization: basic(key) } });
       // The other process reads the key once, then holds it in memory.

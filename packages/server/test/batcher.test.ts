@@ -19,12 +19,17 @@ it("groups items that arrive while a batch is being written, and keeps each resu
 
 it("retries a failed batch item by item, so one bad item fails alone", async () => {
   const batcher = new Batcher<number, string>(
-    async (items) => {
-      if (items.includes(13)) throw new Error("unlucky");
-      return items.map(String);
-    },
+    (items) =>
+      items.includes(13)
+        ? Promise.reject(new Error("unlucky"))
+        : Promise.resolve(items.map(String)),
     { maxBatch: 50, maxInFlight: 1 },
   );
   const settled = await Promise.allSettled([1, 2, 13, 4].map((item) => batcher.write(item)));
-  expect(settled.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+  expect(settled.map((result) => result.status)).toEqual([
+    "fulfilled",
+    "fulfilled",
+    "rejected",
+    "fulfilled",
+  ]);
 });

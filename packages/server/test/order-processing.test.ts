@@ -47,7 +47,11 @@ it("applies credit notes that arrived before their order was processed, in order
   const s = await storeWithKey(app, "https://early.example");
   await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
   expect((await post("/api/order/register", order(1), s.authorization)).status).toBe(201);
-  const partial = { externalId: 1, status: "partially_refunded", lines: [{ lineId: 1, quantity: 1 }] };
+  const partial = {
+    externalId: 1,
+    status: "partially_refunded",
+    lines: [{ lineId: 1, quantity: 1 }],
+  };
   expect((await post("/api/order/refund", partial, s.authorization)).status).toBe(201);
   expect((await post("/api/order/refund", partial, s.authorization)).status).toBe(201);
   const more = { externalId: 1, status: "partially_refunded", lines: [{ lineId: 1, quantity: 2 }] };
@@ -67,7 +71,11 @@ it("applies credit notes that arrived before their order was processed, in order
     await workers.stop();
   }
   // 50 earned; the first note takes 10, its replay nothing, the next one 10 more.
-  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({ balance: 30, ledger: 30, entries: 3 });
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 30,
+    ledger: 30,
+    entries: 3,
+  });
   const { rows } = await app.context.pool.query<{ outcome: string; points_deducted: number }>(
     `SELECT outcome, points_deducted FROM refunds WHERE store_id = $1 ORDER BY id`,
     [s.store.id],
@@ -101,7 +109,11 @@ it("credits nothing twice when a job runs again after its work committed", async
   } finally {
     await workers.stop();
   }
-  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({ balance: 50, ledger: 50, entries: 1 });
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 50,
+    ledger: 50,
+    entries: 1,
+  });
 });
 
 it("retries the job of a worker killed in the middle of it, and credits the order once", async () => {
@@ -151,10 +163,16 @@ it("retries the job of a worker killed in the middle of it, and credits the orde
   // A new worker finds the dead one's heartbeat, unlocks its job, and runs it.
   const workers = await app.startWorkers();
   try {
-    await eventually(async () => ((await orderStatus(s.store.id, "3")) === "processed" ? true : undefined));
+    await eventually(async () =>
+      (await orderStatus(s.store.id, "3")) === "processed" ? true : undefined,
+    );
   } finally {
     await workers.stop();
   }
-  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({ balance: 50, ledger: 50, entries: 1 });
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 50,
+    ledger: 50,
+    entries: 1,
+  });
   expect(app.logs.join("")).toContain("unlocked the jobs of workers that stopped beating");
 }, 60_000);

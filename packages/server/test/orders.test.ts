@@ -19,7 +19,10 @@ type Shop = Awaited<ReturnType<typeof storeWithKey>>;
 /** A store of its own for each test, with a default rule of 1 point per unit of currency. */
 async function shop(): Promise<Shop & { defaultRule: number }> {
   const created = await storeWithKey(app, `https://shop-${randomBytes(4).toString("hex")}.example`);
-  const defaultRule = await addRule(app.context.pool, created.store.id, { kind: "default", rate: 1 });
+  const defaultRule = await addRule(app.context.pool, created.store.id, {
+    kind: "default",
+    rate: 1,
+  });
   return { ...created, defaultRule };
 }
 
@@ -124,9 +127,13 @@ describe("POST /api/order/register", () => {
   it("takes the 2026-01-01 shape with externalRef, and treats it as the same order as externalId", async () => {
     const s = await shop();
     const { externalId: _id, externalReference: _ref, ...rest } = order(0);
-    const legacy = await post("/api/order/register", { externalRef: "5001", ...rest }, {
-      authorization: s.authorization,
-    });
+    const legacy = await post(
+      "/api/order/register",
+      { externalRef: "5001", ...rest },
+      {
+        authorization: s.authorization,
+      },
+    );
     expect(legacy.status).toBe(201);
     expect(registerOrderResponseV1Schema.parse(await legacy.json())).toMatchObject({
       externalRef: "5001",
@@ -138,33 +145,48 @@ describe("POST /api/order/register", () => {
       authorization: s.authorization,
     });
     expect(await migrated.json()).toMatchObject({ externalId: 5001, status: "processed" });
-    expect(await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id])).toBe(1);
+    expect(
+      await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id]),
+    ).toBe(1);
     expect((await pointsOf(app.context.pool, s.store.id, 42))?.ledger).toBe(20);
   });
 
   it("names the field of the other revision", async () => {
     const s = await shop();
     const { externalId: _id, externalReference: _ref, ...rest } = order(0);
-    const v1WithV2Field = await post("/api/order/register", { externalId: 7, ...rest }, {
-      authorization: s.authorization,
-    });
+    const v1WithV2Field = await post(
+      "/api/order/register",
+      { externalId: 7, ...rest },
+      {
+        authorization: s.authorization,
+      },
+    );
     expect(v1WithV2Field.status).toBe(400);
     const legacyBody = (await v1WithV2Field.json()) as { statusCode: number; message: string };
     expect(legacyBody.statusCode).toBe(400);
     expect(legacyBody.message).toContain("externalRef");
 
-    const v2WithV1Field = await post("/api/order/register", { externalRef: "7", ...rest }, {
-      ...LATEST,
-      authorization: s.authorization,
-    });
+    const v2WithV1Field = await post(
+      "/api/order/register",
+      { externalRef: "7", ...rest },
+      {
+        ...LATEST,
+        authorization: s.authorization,
+      },
+    );
     expect(v2WithV1Field.status).toBe(400);
     expect(v2WithV1Field.headers.get("content-type")).toContain("application/problem+json");
-    const problem = (await v2WithV1Field.json()) as { type: string; errors: { pointer: string; message: string }[] };
+    const problem = (await v2WithV1Field.json()) as {
+      type: string;
+      errors: { pointer: string; message: string }[];
+    };
     expect(problem.type).toMatch(/\/validation-failed$/);
     expect(problem.errors.map((i) => i.pointer)).toEqual(
       expect.arrayContaining(["/externalId", "/externalRef"]),
     );
-    expect(problem.errors.find((i) => i.pointer === "/externalRef")?.message).toContain("externalId");
+    expect(problem.errors.find((i) => i.pointer === "/externalRef")?.message).toContain(
+      "externalId",
+    );
   });
 
   it("credits an order once when it is registered fifty times at once", async () => {
@@ -176,9 +198,18 @@ describe("POST /api/order/register", () => {
     );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(201));
     await processed(s.store.id, "2002");
-    expect(await pointsOf(app.context.pool, s.store.id, 42)).toEqual({ balance: 20, ledger: 20, entries: 1 });
-    expect(await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id])).toBe(1);
-    expect((await events(s.store.id)).map((e) => e.type)).toEqual(["ORDER_REGISTERED", "POINTS_EARNED"]);
+    expect(await pointsOf(app.context.pool, s.store.id, 42)).toEqual({
+      balance: 20,
+      ledger: 20,
+      entries: 1,
+    });
+    expect(
+      await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id]),
+    ).toBe(1);
+    expect((await events(s.store.id)).map((e) => e.type)).toEqual([
+      "ORDER_REGISTERED",
+      "POINTS_EARNED",
+    ]);
   });
 
   it("keeps the first registration when a known order comes back changed, and logs it", async () => {
@@ -188,7 +219,10 @@ describe("POST /api/order/register", () => {
     const changed = order(3003, {
       lines: [{ lineId: 1, productId: 100, categoryIds: [], quantity: 1, unitPrice: 500 }],
     });
-    const response = await post("/api/order/register", changed, { ...LATEST, authorization: s.authorization });
+    const response = await post("/api/order/register", changed, {
+      ...LATEST,
+      authorization: s.authorization,
+    });
     expect(response.status).toBe(201);
     expect((await pointsOf(app.context.pool, s.store.id, 42))?.ledger).toBe(20);
     expect(app.logs.join("")).toContain("order registered again with a different payload");
@@ -197,7 +231,11 @@ describe("POST /api/order/register", () => {
   it("applies product > most generous category > default, the club multiplier, and floors per line", async () => {
     const s = await shop();
     const pool = app.context.pool;
-    const productRule = await addRule(pool, s.store.id, { kind: "product", targetId: 100, rate: 0.5 });
+    const productRule = await addRule(pool, s.store.id, {
+      kind: "product",
+      targetId: 100,
+      rate: 0.5,
+    });
     const generous = await addRule(pool, s.store.id, { kind: "category", targetId: 20, rate: 3 });
     await addRule(pool, s.store.id, { kind: "category", targetId: 21, rate: 2, pointsPerItem: 1 });
     await addClub(pool, s.store.id, { name: "Bronze", threshold: 0, multiplier: 1 });
@@ -216,10 +254,14 @@ describe("POST /api/order/register", () => {
       { ...LATEST, authorization: s.authorization },
     );
     expect(await processed(s.store.id, "4001")).toMatchObject({ points_earned: 14 });
-    const { rows } = await pool.query<{ rule_snapshot: { multiplier: number; lines: { rule: { id: number; kind: string }; points: number }[] } }>(
-      `SELECT rule_snapshot FROM orders WHERE store_id = $1 AND external_id = '4001'`,
-      [s.store.id],
-    );
+    const { rows } = await pool.query<{
+      rule_snapshot: {
+        multiplier: number;
+        lines: { rule: { id: number; kind: string }; points: number }[];
+      };
+    }>(`SELECT rule_snapshot FROM orders WHERE store_id = $1 AND external_id = '4001'`, [
+      s.store.id,
+    ]);
     const snapshot = rows[0]?.rule_snapshot;
     expect(snapshot?.multiplier).toBe(1);
     expect(snapshot?.lines.map((l) => [l.rule.id, l.rule.kind, l.points])).toEqual([
@@ -231,7 +273,9 @@ describe("POST /api/order/register", () => {
     // 14 points earned: the customer is now Gold (×1.5). 7 × 1 × 1.5 = 10.5 → 10.
     await post(
       "/api/order/register",
-      order(4002, { lines: [{ lineId: 1, productId: 300, categoryIds: [], quantity: 1, unitPrice: 7 }] }),
+      order(4002, {
+        lines: [{ lineId: 1, productId: 300, categoryIds: [], quantity: 1, unitPrice: 7 }],
+      }),
       { ...LATEST, authorization: s.authorization },
     );
     expect(await processed(s.store.id, "4002")).toMatchObject({ points_earned: 10 });
@@ -239,10 +283,14 @@ describe("POST /api/order/register", () => {
 
     // A later rule edit does not touch what was earned, nor what a refund takes back.
     await pool.query(`UPDATE attribution_rules SET rate = 100 WHERE store_id = $1`, [s.store.id]);
-    await post("/api/order/refund", { externalId: 4002, status: "refunded" }, {
-      ...LATEST,
-      authorization: s.authorization,
-    });
+    await post(
+      "/api/order/refund",
+      { externalId: 4002, status: "refunded" },
+      {
+        ...LATEST,
+        authorization: s.authorization,
+      },
+    );
     await refundsSettled(s.store.id);
     expect(await pointsOf(pool, s.store.id, 42)).toEqual({ balance: 14, ledger: 14, entries: 3 });
   });
@@ -269,8 +317,16 @@ describe("POST /api/order/register", () => {
       ["no lines", { lines: [] }, "/lines"],
       ["line quantity 0", { lines: [{ ...line, quantity: 0 }] }, "/lines/0/quantity"],
       ["line price negative", { lines: [{ ...line, unitPrice: -1 }] }, "/lines/0/unitPrice"],
-      ["line product missing", { lines: [{ ...line, productId: undefined }] }, "/lines/0/productId"],
-      ["line categories text", { lines: [{ ...line, categoryIds: ["a"] }] }, "/lines/0/categoryIds/0"],
+      [
+        "line product missing",
+        { lines: [{ ...line, productId: undefined }] },
+        "/lines/0/productId",
+      ],
+      [
+        "line categories text",
+        { lines: [{ ...line, categoryIds: ["a"] }] },
+        "/lines/0/categoryIds/0",
+      ],
       ["line ids repeated", { lines: [line, line] }, "/lines/1/lineId"],
       ["totalPaid text", { totalPaid: "10" }, "/totalPaid"],
     ];
@@ -285,15 +341,21 @@ describe("POST /api/order/register", () => {
         const problem = (await response.json()) as { type: string; errors: { pointer: string }[] };
         expect(problem.type).toMatch(/\/validation-failed$/);
         expect(problem.errors.map((i) => i.pointer)).toContain(pointer);
-        expect(await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id])).toBe(0);
+        expect(
+          await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id]),
+        ).toBe(0);
       });
     }
 
     it("in the legacy format without a revision header", async () => {
       const s = await shop();
-      const response = await post("/api/order/register", { externalRef: "", currency: "EUR" }, {
-        authorization: s.authorization,
-      });
+      const response = await post(
+        "/api/order/register",
+        { externalRef: "", currency: "EUR" },
+        {
+          authorization: s.authorization,
+        },
+      );
       expect(response.status).toBe(400);
       const body = (await response.json()) as Record<string, unknown>;
       expect(Object.keys(body).sort()).toEqual(["error", "message", "statusCode"]);
@@ -304,10 +366,15 @@ describe("POST /api/order/register", () => {
     it("for a body that is not JSON or not an object", async () => {
       const s = await shop();
       for (const body of ["{", "[]", "null", '"order"']) {
-        const response = await post("/api/order/register", body, { ...LATEST, authorization: s.authorization });
+        const response = await post("/api/order/register", body, {
+          ...LATEST,
+          authorization: s.authorization,
+        });
         expect(response.status, body).toBe(400);
       }
-      expect(await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id])).toBe(0);
+      expect(
+        await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id]),
+      ).toBe(0);
     });
   });
 });
@@ -331,10 +398,14 @@ describe("POST /api/order/refund", () => {
   }
 
   async function refund(s: Shop, body: Record<string, unknown>) {
-    const response = await post("/api/order/refund", { externalId: 7001, ...body }, {
-      ...LATEST,
-      authorization: s.authorization,
-    });
+    const response = await post(
+      "/api/order/refund",
+      { externalId: 7001, ...body },
+      {
+        ...LATEST,
+        authorization: s.authorization,
+      },
+    );
     expect(response.status).toBe(201);
     refundOrderResponseV2Schema.parse(await response.json());
     await refundsSettled(s.store.id);
@@ -343,7 +414,11 @@ describe("POST /api/order/refund", () => {
 
   it("deducts a partial refund's share, nothing on a replay, then only the next credit note's delta", async () => {
     const s = await orderedShop();
-    const first = { status: "partially_refunded", creditNoteId: "CN-1", lines: [{ lineId: "L1", quantity: 1 }] };
+    const first = {
+      status: "partially_refunded",
+      creditNoteId: "CN-1",
+      lines: [{ lineId: "L1", quantity: 1 }],
+    };
     expect(await refund(s, first)).toMatchObject({ balance: 40, ledger: 40 });
     expect(await refund(s, first)).toMatchObject({ balance: 40, ledger: 40, entries: 2 });
     const second = {
@@ -386,10 +461,10 @@ describe("POST /api/order/refund", () => {
     );
     expect(await refund(s, { status: "refunded" })).toMatchObject({ balance: -15, ledger: -15 });
     expect(await refund(s, { status: "cancelled" })).toMatchObject({ balance: -15, entries: 4 });
-    const { rows } = await app.context.pool.query<{ points_deducted: number; refund_status: string }>(
-      `SELECT points_deducted, refund_status FROM orders WHERE store_id = $1`,
-      [s.store.id],
-    );
+    const { rows } = await app.context.pool.query<{
+      points_deducted: number;
+      refund_status: string;
+    }>(`SELECT points_deducted, refund_status FROM orders WHERE store_id = $1`, [s.store.id]);
     expect(rows[0]).toEqual({ points_deducted: 50, refund_status: "cancelled" });
   });
 
@@ -403,15 +478,23 @@ describe("POST /api/order/refund", () => {
     );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     await refundsSettled(s.store.id);
-    expect(await pointsOf(app.context.pool, s.store.id, 42)).toEqual({ balance: 40, ledger: 40, entries: 2 });
+    expect(await pointsOf(app.context.pool, s.store.id, 42)).toEqual({
+      balance: 40,
+      ledger: 40,
+      entries: 2,
+    });
   });
 
   it("answers 201 for an order unknown to the store, logs it, and applies it if the order comes", async () => {
     const s = await shop();
-    const response = await post("/api/order/refund", { externalId: 8001, status: "refunded" }, {
-      ...LATEST,
-      authorization: s.authorization,
-    });
+    const response = await post(
+      "/api/order/refund",
+      { externalId: 8001, status: "refunded" },
+      {
+        ...LATEST,
+        authorization: s.authorization,
+      },
+    );
     expect(response.status).toBe(201);
     await refundsSettled(s.store.id);
     expect(app.logs.join("")).toContain("refund declared for an order unknown to the store");
@@ -420,7 +503,11 @@ describe("POST /api/order/refund", () => {
     await eventually(async () =>
       (await pointsOf(app.context.pool, s.store.id, 42))?.entries === 2 ? true : undefined,
     );
-    expect(await pointsOf(app.context.pool, s.store.id, 42)).toEqual({ balance: 0, ledger: 0, entries: 2 });
+    expect(await pointsOf(app.context.pool, s.store.id, 42)).toEqual({
+      balance: 0,
+      ledger: 0,
+      entries: 2,
+    });
   });
 
   it("refuses invalid declarations with validation-failed and stores nothing", async () => {
@@ -429,15 +516,23 @@ describe("POST /api/order/refund", () => {
       [{ externalId: 1, status: "returned" }, "/status"],
       [{ externalId: 1, status: "partially_refunded" }, "/lines"],
       [{ externalId: 1, status: "refunded", refundedAmount: -5 }, "/refundedAmount"],
-      [{ externalId: 1, status: "partially_refunded", lines: [{ lineId: 1, quantity: -1 }] }, "/lines/0/quantity"],
+      [
+        { externalId: 1, status: "partially_refunded", lines: [{ lineId: 1, quantity: -1 }] },
+        "/lines/0/quantity",
+      ],
       [{ externalRef: "1", status: "refunded" }, "/externalRef"],
     ];
     for (const [body, pointer] of bad) {
-      const response = await post("/api/order/refund", body, { ...LATEST, authorization: s.authorization });
+      const response = await post("/api/order/refund", body, {
+        ...LATEST,
+        authorization: s.authorization,
+      });
       expect(response.status, JSON.stringify(body)).toBe(400);
       const problem = (await response.json()) as { errors: { pointer: string }[] };
       expect(problem.errors.map((i) => i.pointer)).toContain(pointer);
     }
-    expect(await count(`SELECT count(*)::int AS n FROM refunds WHERE store_id = $1`, [s.store.id])).toBe(0);
+    expect(
+      await count(`SELECT count(*)::int AS n FROM refunds WHERE store_id = $1`, [s.store.id]),
+    ).toBe(0);
   });
 });

@@ -8,7 +8,13 @@ import {
   type Rule,
 } from "../src/modules/points/points.engine.js";
 
-const rule = (id: number, kind: Rule["kind"], rate: number, pointsPerItem = 0, targetId: number | null = null): Rule => ({
+const rule = (
+  id: number,
+  kind: Rule["kind"],
+  rate: number,
+  pointsPerItem = 0,
+  targetId: number | null = null,
+): Rule => ({
   id,
   kind,
   targetId: kind === "default" ? null : targetId,
@@ -46,13 +52,19 @@ describe("chooseRule", () => {
   ]);
 
   it("prefers the product's rule over its categories' and the default", () => {
-    expect(chooseRule(rules, { productId: 100, categoryIds: [10], amount: 10, quantity: 1 })?.id).toBe(2);
+    expect(
+      chooseRule(rules, { productId: 100, categoryIds: [10], amount: 10, quantity: 1 })?.id,
+    ).toBe(2);
   });
 
   it("takes the most generous category rule at this amount", () => {
     // 10 × 2 = 20 against 10 × 1 + 15 = 25; at 20, 40 against 35.
-    expect(chooseRule(rules, { productId: 1, categoryIds: [10, 11], amount: 10, quantity: 1 })?.id).toBe(4);
-    expect(chooseRule(rules, { productId: 1, categoryIds: [10, 11], amount: 20, quantity: 1 })?.id).toBe(3);
+    expect(
+      chooseRule(rules, { productId: 1, categoryIds: [10, 11], amount: 10, quantity: 1 })?.id,
+    ).toBe(4);
+    expect(
+      chooseRule(rules, { productId: 1, categoryIds: [10, 11], amount: 20, quantity: 1 })?.id,
+    ).toBe(3);
   });
 
   it("breaks a tie with the lowest rule id, whatever the order of the categories", () => {
@@ -60,8 +72,12 @@ describe("chooseRule", () => {
   });
 
   it("falls back to the default rule, or to none", () => {
-    expect(chooseRule(rules, { productId: 7, categoryIds: [99], amount: 10, quantity: 1 })?.id).toBe(1);
-    expect(chooseRule(indexRules([]), { categoryIds: [], amount: 10, quantity: 1 })).toBeUndefined();
+    expect(
+      chooseRule(rules, { productId: 7, categoryIds: [99], amount: 10, quantity: 1 })?.id,
+    ).toBe(1);
+    expect(
+      chooseRule(indexRules([]), { categoryIds: [], amount: 10, quantity: 1 }),
+    ).toBeUndefined();
   });
 });
 
@@ -82,23 +98,41 @@ describe("refundTarget", () => {
   });
 
   it("takes the refunded share of each line, by quantity or by amount", () => {
-    expect(refundTarget(points, snapshot, { status: "partially_refunded", lines: [{ lineId: "A", quantity: 1 }] }).points).toBe(5);
     expect(
-      refundTarget(points, snapshot, { status: "partially_refunded", lines: [{ lineId: "B", quantity: 0, amount: 10 }] }).points,
+      refundTarget(points, snapshot, {
+        status: "partially_refunded",
+        lines: [{ lineId: "A", quantity: 1 }],
+      }).points,
+    ).toBe(5);
+    expect(
+      refundTarget(points, snapshot, {
+        status: "partially_refunded",
+        lines: [{ lineId: "B", quantity: 0, amount: 10 }],
+      }).points,
     ).toBe(10);
     expect(
-      refundTarget(points, snapshot, { status: "partially_refunded", lines: [{ lineId: "A", quantity: 9 }] }).points,
+      refundTarget(points, snapshot, {
+        status: "partially_refunded",
+        lines: [{ lineId: "A", quantity: 9 }],
+      }).points,
     ).toBe(15);
   });
 
   it("takes the order's refunded share when lines are not itemised, never more than earned", () => {
-    expect(refundTarget(points, snapshot, { status: "partially_refunded", refundedAmount: 15 }).points).toBe(15);
-    expect(refundTarget(points, snapshot, { status: "partially_refunded", refundedAmount: 1000 }).points).toBe(45);
+    expect(
+      refundTarget(points, snapshot, { status: "partially_refunded", refundedAmount: 15 }).points,
+    ).toBe(15);
+    expect(
+      refundTarget(points, snapshot, { status: "partially_refunded", refundedAmount: 1000 }).points,
+    ).toBe(45);
   });
 
   it("reports lines the order does not have", () => {
     expect(
-      refundTarget(points, snapshot, { status: "partially_refunded", lines: [{ lineId: "Z", quantity: 1 }] }),
+      refundTarget(points, snapshot, {
+        status: "partially_refunded",
+        lines: [{ lineId: "Z", quantity: 1 }],
+      }),
     ).toEqual({ points: 0, unknownLineIds: ["Z"] });
   });
 });

@@ -1,22 +1,25 @@
-import { Router } from "express";
+import type { RequestHandler } from "express";
 import type pg from "pg";
 import type { Logger } from "pino";
 
 /**
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers and
  * the process is not shutting down). Outside the revisioned API: load balancers send no header.
- * Probes write no access log line: they come every few seconds from every balancer.
+ * Probes write no access log line: they come every few seconds from every balancer. One plain
+ * middleware rather than a router: every request of the API passes through it first.
  */
 export function healthRoutes(
   pool: pg.Pool,
   logger: Logger,
   isShuttingDown: () => boolean,
-): Router {
-  const router = Router();
-  router.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  router.get("/readyz", async (req, res) => {
+): RequestHandler {
+  return async (req, res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD") return next();
+    if (req.path === "/healthz") {
+      res.json({ status: "ok" });
+      return;
+    }
+    if (req.path !== "/readyz") return next();
     if (isShuttingDown()) {
       res.status(503).json({ status: "shutting-down" });
       return;
@@ -28,6 +31,5 @@ export function healthRoutes(
       logger.warn({ err: error, reqId: req.requestId }, "readiness check failed");
       res.status(503).json({ status: "database-unavailable" });
     }
-  });
-  return router;
+  };
 }

@@ -32,7 +32,13 @@ export async function enqueue<T extends TaskName>(
 ): Promise<void> {
   await db.query(
     `SELECT graphile_worker.add_job($1, $2::json, run_at => $3, max_attempts => $4, job_key => $5)`,
-    [task, JSON.stringify(payload), options.runAt ?? null, options.maxAttempts ?? null, options.jobKey ?? null],
+    [
+      task,
+      JSON.stringify(payload),
+      options.runAt ?? null,
+      options.maxAttempts ?? null,
+      options.jobKey ?? null,
+    ],
   );
 }
 
@@ -41,9 +47,11 @@ export function workerLogger(logger: Logger): WorkerLogger {
   const child = logger.child({ component: "worker" });
   return new WorkerLogger((scope) => (level, message, meta) => {
     const fields = { ...scope, ...meta };
-    if (level === "error") child.error(fields, message);
-    else if (level === "warning") child.warn(fields, message);
-    else if (level === "info") child.info(fields, message);
+    // LogLevel is an ambient const enum (not importable as a value here): its values are text.
+    const severity: string = level;
+    if (severity === "error") child.error(fields, message);
+    else if (severity === "warning") child.warn(fields, message);
+    else if (severity === "info") child.info(fields, message);
     else child.debug(fields, message);
   });
 }

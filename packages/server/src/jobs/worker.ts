@@ -69,7 +69,12 @@ export async function startWorkers(
        ON CONFLICT (pool_id) DO UPDATE SET seen_at = now()`,
       [self.poolId, self.hostname, self.pid],
     );
-    const { rows } = await pool.query<{ pool_id: string; hostname: string; pid: number; silent: boolean }>(
+    const { rows } = await pool.query<{
+      pool_id: string;
+      hostname: string;
+      pid: number;
+      silent: boolean;
+    }>(
       `SELECT pool_id, hostname, pid, seen_at < now() - $2 * interval '1 millisecond' AS silent
        FROM worker_heartbeats WHERE pool_id <> $1`,
       [self.poolId, config.workerHeartbeatMs * 6],

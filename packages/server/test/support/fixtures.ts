@@ -13,7 +13,12 @@ export async function storeWithKey(app: TestApp, domain: string) {
 export async function addRule(
   pool: pg.Pool,
   storeId: number,
-  rule: { kind: "product" | "category" | "default"; targetId?: number; rate: number; pointsPerItem?: number },
+  rule: {
+    kind: "product" | "category" | "default";
+    targetId?: number;
+    rate: number;
+    pointsPerItem?: number;
+  },
 ): Promise<number> {
   const { rows } = await pool.query<{ id: number }>(
     `INSERT INTO attribution_rules (store_id, kind, target_id, rate, points_per_item)

@@ -14,23 +14,19 @@ export function customersRoutes(context: AppContext, customers: CustomersService
   const { apiKeys } = context.services;
   const router = Router();
 
-  router.get(
-    "/point/user-history/:externalId",
-    hmacAuth(apiKeys, "path"),
-    async (req, res) => {
-      const query = parseRequest(customerHistoryQuerySchema, req.query, "query", "unauthorized");
-      const history = await customers.history(
-        (req.store as AuthenticatedStore).id,
-        req.customerExternalId as number,
-        { limit: query.limit, cursor: query.cursor },
-        req.revision as ApiRevision,
-      );
-      // A customer's own figures, changing with every order: no shared cache may keep them, and
-      // the browser revalidates (the ETag makes that a 304 while nothing changed). The revision
-      // changes how orders are named.
-      res.set("Cache-Control", "private, no-cache").vary("revision").json(history);
-    },
-  );
+  router.get("/point/user-history/:externalId", hmacAuth(apiKeys, "path"), async (req, res) => {
+    const query = parseRequest(customerHistoryQuerySchema, req.query, "query", "unauthorized");
+    const history = await customers.history(
+      (req.store as AuthenticatedStore).id,
+      req.customerExternalId as number,
+      { limit: query.limit, cursor: query.cursor },
+      req.revision as ApiRevision,
+    );
+    // A customer's own figures, changing with every order: no shared cache may keep them, and
+    // the browser revalidates (the ETag makes that a 304 while nothing changed). The revision
+    // changes how orders are named.
+    res.set("Cache-Control", "private, no-cache").vary("revision").json(history);
+  });
 
   return router;
 }

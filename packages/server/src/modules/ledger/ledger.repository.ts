@@ -78,7 +78,11 @@ export async function appendLedgerEntries(
  * The kinds that count as "points earned" for clubs: what orders and referrals brought,
  * net of what refunds took back. Spending points on rewards never demotes a customer.
  */
-export const CLUB_EARNING_KINDS: readonly LedgerKind[] = ["earn", "refund_deduction", "referral_bonus"];
+export const CLUB_EARNING_KINDS: readonly LedgerKind[] = [
+  "earn",
+  "refund_deduction",
+  "referral_bonus",
+];
 
 /** Points each customer earned since `since` (rolling 12 months for clubs); absent = 0. */
 export async function pointsEarnedSince(

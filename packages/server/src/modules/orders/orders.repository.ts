@@ -121,7 +121,12 @@ export async function registerOrders(
     const key = `${order.storeId}:${order.externalId}`;
     if (taken.has(key)) continue;
     taken.add(key);
-    results[index] = { status: row.status, receivedAt: row.received_at, created: true, samePayload: true };
+    results[index] = {
+      status: row.status,
+      receivedAt: row.received_at,
+      created: true,
+      samePayload: true,
+    };
   }
   const known = orders.map((_, index) => index).filter((index) => !results[index]);
   if (known.length > 0) {
@@ -384,8 +389,9 @@ export async function updateOrderRefundState(
   orderId: number,
   state: { pointsDeducted: number; refundStatus: RefundStatus },
 ): Promise<void> {
-  await db.query(
-    `UPDATE orders SET points_deducted = $2, refund_status = $3 WHERE id = $1`,
-    [orderId, state.pointsDeducted, state.refundStatus],
-  );
+  await db.query(`UPDATE orders SET points_deducted = $2, refund_status = $3 WHERE id = $1`, [
+    orderId,
+    state.pointsDeducted,
+    state.refundStatus,
+  ]);
 }

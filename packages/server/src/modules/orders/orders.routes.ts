@@ -16,20 +16,33 @@ export function ordersRoutes(context: AppContext): Router {
   const auth = basicAuth(apiKeys);
 
   router.post("/api/order/register", auth, async (req, res) => {
-    const order = parseRequest(orderSchemasFor(req.revision as ApiRevision).register, req.body, "body");
+    const order = parseRequest(
+      orderSchemasFor(req.revision as ApiRevision).register,
+      req.body,
+      "body",
+    );
     const registration = await orders.register(req.store as AuthenticatedStore, order);
-    const state = { status: registration.status, receivedAt: registration.receivedAt.toISOString() };
-    res
-      .status(201)
-      .json(
-        "externalRef" in order
-          ? { externalRef: order.externalRef, ...state }
-          : { externalId: order.externalId, externalReference: order.externalReference ?? null, ...state },
-      );
+    const state = {
+      status: registration.status,
+      receivedAt: registration.receivedAt.toISOString(),
+    };
+    res.status(201).json(
+      "externalRef" in order
+        ? { externalRef: order.externalRef, ...state }
+        : {
+            externalId: order.externalId,
+            externalReference: order.externalReference ?? null,
+            ...state,
+          },
+    );
   });
 
   router.post("/api/order/refund", auth, async (req, res) => {
-    const refund = parseRequest(orderSchemasFor(req.revision as ApiRevision).refund, req.body, "body");
+    const refund = parseRequest(
+      orderSchemasFor(req.revision as ApiRevision).refund,
+      req.body,
+      "body",
+    );
     const declared = await orders.refund(req.store as AuthenticatedStore, refund);
     const state = { status: "pending" as const, receivedAt: declared.receivedAt.toISOString() };
     res

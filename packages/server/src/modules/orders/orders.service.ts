@@ -81,7 +81,10 @@ export class OrdersService {
    * The first registration of an order stands; a repeat changes nothing (a changed payload is
    * logged, corrections go through refunds).
    */
-  async register(store: AuthenticatedStore, order: RegisterOrderRequestV1 | RegisterOrderRequestV2) {
+  async register(
+    store: AuthenticatedStore,
+    order: RegisterOrderRequestV1 | RegisterOrderRequestV2,
+  ) {
     const externalId = orderIdentity(order);
     const payload: StoredOrderPayload = {
       customer: order.customer,
@@ -136,7 +139,10 @@ export class OrdersService {
    * store as are waiting, in one transaction. Idempotent: a processed order is left alone, so
    * a retried or duplicated job credits nothing twice.
    */
-  async processOrder(orderId: number, options: { batch: boolean } = { batch: true }): Promise<number> {
+  async processOrder(
+    orderId: number,
+    options: { batch: boolean } = { batch: true },
+  ): Promise<number> {
     // Most jobs under load find their order credited by another job's batch: say so in one
     // query, without opening a transaction.
     if ((await orderStatus(this.pool, orderId)) !== "pending") return 0;
@@ -160,7 +166,11 @@ export class OrdersService {
     );
     const [rules, clubs] = await Promise.all([activeRules(tx, storeId), listClubs(tx, storeId)]);
     const ruleSet = indexRules(rules);
-    const earned = await pointsEarnedSince(tx, [...customerIds.values()], clubWindowStart(new Date()));
+    const earned = await pointsEarnedSince(
+      tx,
+      [...customerIds.values()],
+      clubWindowStart(new Date()),
+    );
 
     const credited = orders.map((order) => {
       const customerId = customerIds.get(order.customer_external_id) as number;
@@ -212,7 +222,12 @@ export class OrdersService {
       if (points > 0) {
         events.push({
           type: "POINTS_EARNED",
-          data: { order: eventOrder(order), customer, points, balance: balanceAfter.get(order.id) as number },
+          data: {
+            order: eventOrder(order),
+            customer,
+            points,
+            balance: balanceAfter.get(order.id) as number,
+          },
         });
       }
     }
@@ -228,7 +243,13 @@ export class OrdersService {
       const byExternalId = new Map<string, OrderRow>(
         credited.map(({ order, customerId, points, snapshot }) => [
           order.external_id,
-          { ...order, customer_id: customerId, points_earned: points, rule_snapshot: snapshot, status: "processed" as const },
+          {
+            ...order,
+            customer_id: customerId,
+            points_earned: points,
+            rule_snapshot: snapshot,
+            status: "processed" as const,
+          },
         ]),
       );
       for (const refund of waiting) {
@@ -252,7 +273,12 @@ export class OrdersService {
       const refund = await lockRefund(tx, refundId);
       if (!refund || refund.processing_status === "processed") return "done";
       if (!order) {
-        await markRefundProcessed(tx, { id: refund.id, orderId: null, outcome: "unknown_order", pointsDeducted: 0 });
+        await markRefundProcessed(tx, {
+          id: refund.id,
+          orderId: null,
+          outcome: "unknown_order",
+          pointsDeducted: 0,
+        });
         this.logger.warn(
           { storeId: refund.store_id, order: refund.order_external_id, refundId },
           "refund for an order unknown to the store: nothing to deduct",
@@ -279,11 +305,19 @@ export class OrdersService {
     );
     const context = { storeId: order.store_id, order: order.external_id, refundId: refund.id };
     if (unknownLineIds.length > 0) {
-      this.logger.warn({ ...context, unknownLineIds }, "refund names lines the order does not have: ignored");
+      this.logger.warn(
+        { ...context, unknownLineIds },
+        "refund names lines the order does not have: ignored",
+      );
     }
     const delta = target - order.points_deducted;
     if (delta < 0) {
-      await markRefundProcessed(tx, { id: refund.id, orderId: order.id, outcome: "lower_than_applied", pointsDeducted: 0 });
+      await markRefundProcessed(tx, {
+        id: refund.id,
+        orderId: order.id,
+        outcome: "lower_than_applied",
+        pointsDeducted: 0,
+      });
       this.logger.warn(
         { ...context, declared: target, alreadyDeducted: order.points_deducted },
         "refund declares less than already applied (amounts are cumulative): nothing changed",
@@ -295,7 +329,14 @@ export class OrdersService {
     const events: OutboxEvent[] = [];
     if (delta > 0) {
       const [balance] = await appendLedgerEntries(tx, [
-        { storeId: order.store_id, customerId, kind: "refund_deduction", points: -delta, orderId: order.id, refundId: refund.id },
+        {
+          storeId: order.store_id,
+          customerId,
+          kind: "refund_deduction",
+          points: -delta,
+          orderId: order.id,
+          refundId: refund.id,
+        },
       ]);
       events.push({
         type: "POINTS_DEDUCTED",
@@ -304,10 +345,18 @@ export class OrdersService {
     }
     const changed = delta > 0 || refund.status !== order.refund_status;
     if (changed) {
-      await updateOrderRefundState(tx, order.id, { pointsDeducted: target, refundStatus: refund.status });
+      await updateOrderRefundState(tx, order.id, {
+        pointsDeducted: target,
+        refundStatus: refund.status,
+      });
       events.unshift({
         type: "ORDER_REFUNDED",
-        data: { order: eventOrder(order), customer, refundStatus: refund.status, creditNoteId: refund.credit_note_id },
+        data: {
+          order: eventOrder(order),
+          customer,
+          refundStatus: refund.status,
+          creditNoteId: refund.credit_note_id,
+        },
       });
       await recordEvents(tx, order.store_id, events);
     }

@@ -66,7 +66,12 @@ export function linePoints(rule: Rule, amount: number, quantity: number, multipl
  */
 export function chooseRule(
   rules: RuleSet,
-  line: { productId?: number | undefined; categoryIds: readonly number[]; amount: number; quantity: number },
+  line: {
+    productId?: number | undefined;
+    categoryIds: readonly number[];
+    amount: number;
+    quantity: number;
+  },
 ): Rule | undefined {
   const productRule = line.productId === undefined ? undefined : rules.products.get(line.productId);
   if (productRule) return productRule;

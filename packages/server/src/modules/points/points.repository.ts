@@ -29,9 +29,13 @@ export async function activeRules(db: Queryable, storeId: number): Promise<Rule[
 
 /** A store's clubs, lowest threshold first. */
 export async function listClubs(db: Queryable, storeId: number): Promise<Club[]> {
-  const { rows } = await db.query<{ id: number; name: string; threshold: number; multiplier: string }>(
-    `SELECT id, name, threshold, multiplier FROM clubs WHERE store_id = $1 ORDER BY threshold`,
-    [storeId],
-  );
+  const { rows } = await db.query<{
+    id: number;
+    name: string;
+    threshold: number;
+    multiplier: string;
+  }>(`SELECT id, name, threshold, multiplier FROM clubs WHERE store_id = $1 ORDER BY threshold`, [
+    storeId,
+  ]);
   return rows.map((row) => ({ ...row, multiplier: Number(row.multiplier) }));
 }

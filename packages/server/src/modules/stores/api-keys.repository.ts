@@ -84,7 +84,10 @@ export async function findStoreCredentialsByDomain(
   db: Queryable,
   domain: string,
 ): Promise<{ store: AuthenticatedStore; keys: SealedKeyRow[] } | undefined> {
-  const { rows } = await db.query<{ store: AuthenticatedStore; keys: { prefix: string; secret: string }[] }>(
+  const { rows } = await db.query<{
+    store: AuthenticatedStore;
+    keys: { prefix: string; secret: string }[];
+  }>(
     `SELECT json_build_object('id', s.id, 'reference', s.reference, 'domain', s.domain,
               'language', s.language, 'currency', s.currency) AS store,
             coalesce(json_agg(json_build_object('prefix', k.prefix,
@@ -100,7 +103,10 @@ export async function findStoreCredentialsByDomain(
   return (
     row && {
       store: row.store,
-      keys: row.keys.map((key) => ({ prefix: key.prefix, secret: Buffer.from(key.secret, "base64") })),
+      keys: row.keys.map((key) => ({
+        prefix: key.prefix,
+        secret: Buffer.from(key.secret, "base64"),
+      })),
     }
   );
 }

@@ -135,7 +135,10 @@ export class ApiKeysService implements StoreChangeSubscriber {
       const generation = this.generation;
       const sealed = await findActiveKeyByPrefix(this.pool, prefix);
       if (!sealed) return undefined;
-      const plain = this.secrets.decrypt(sealed.secret, sealContext(sealed.store.id, sealed.prefix));
+      const plain = this.secrets.decrypt(
+        sealed.secret,
+        sealContext(sealed.store.id, sealed.prefix),
+      );
       entry = { store: sealed.store, key: plain };
       if (this.keeps(generation)) this.byPrefix.set(prefix, entry);
     }
