@@ -71,6 +71,9 @@ export async function startTestApp(
   let now: Date | undefined;
   const clock: Clock = () => now ?? new Date();
   const pool = createPool(database.url, 5);
+  // As the runtime does: a connection dropped while idle (the database going away at the end
+  // of a file) is logged, not an unhandled error.
+  pool.on("error", (error) => logger.warn({ err: error }, "idle database connection failed"));
   const storeChanges = new StoreChangeListener({
     connectionString: database.url,
     logger,
