@@ -363,6 +363,20 @@ describe("POST /api/order/register", () => {
       expect(body["message"]).toMatch(/customer/);
     });
 
+    it("for text PostgreSQL cannot store: a lone surrogate escape", async () => {
+      const s = await shop();
+      const body = JSON.stringify(order(9002)).replace('"Ada"', '"Ada\\ud800"');
+      const response = await post("/api/order/register", body, {
+        ...LATEST,
+        authorization: s.authorization,
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { type: string }).type).toMatch(/\/validation-failed$/);
+      expect(
+        await count(`SELECT count(*)::int AS n FROM orders WHERE store_id = $1`, [s.store.id]),
+      ).toBe(0);
+    });
+
     it("for a body that is not JSON or not an object", async () => {
       const s = await shop();
       for (const body of ["{", "[]", "null", '"order"']) {
@@ -468,6 +482,20 @@ describe("POST /api/order/refund", () => {
     expect(rows[0]).toEqual({ points_deducted: 50, refund_status: "cancelled" });
   });
 
+  it("keeps a cancellation when a partial refund is declared after it", async () => {
+    const s = await orderedShop();
+    await refund(s, { status: "cancelled" });
+    expect(await refund(s, { status: "partially_refunded", refundedAmount: 50 })).toMatchObject({
+      balance: 0,
+      entries: 2,
+    });
+    const { rows } = await app.context.pool.query<{ refund_status: string }>(
+      `SELECT refund_status FROM orders WHERE store_id = $1`,
+      [s.store.id],
+    );
+    expect(rows[0]?.refund_status).toBe("cancelled");
+  });
+
   it("deducts once when the same credit note is replayed concurrently", async () => {
     const s = await orderedShop();
     const body = { externalId: 7001, status: "partially_refunded", refundedAmount: 10 };
@@ -521,6 +549,17 @@ describe("POST /api/order/refund", () => {
         "/lines/0/quantity",
       ],
       [{ externalRef: "1", status: "refunded" }, "/externalRef"],
+      [
+        {
+          externalId: 1,
+          status: "partially_refunded",
+          lines: [
+            { lineId: "A", quantity: 1 },
+            { lineId: "A", quantity: 1 },
+          ],
+        },
+        "/lines/1/lineId",
+      ],
     ];
     for (const [body, pointer] of bad) {
       const response = await post("/api/order/refund", body, {

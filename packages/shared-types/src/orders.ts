@@ -169,9 +169,15 @@ const refundBodyFields = {
 };
 
 function partialRefundNamesWhat(
-  refund: { status: string; refundedAmount?: number | undefined; lines?: unknown[] | undefined },
+  refund: {
+    status: string;
+    refundedAmount?: number | undefined;
+    lines?: { lineId: string | number }[] | undefined;
+  },
   ctx: z.RefinementCtx,
 ) {
+  // A line named twice would be counted twice, taking points another line earned.
+  if (refund.lines) uniqueLineIds(refund.lines, ctx);
   if (
     refund.status === "partially_refunded" &&
     refund.refundedAmount === undefined &&

@@ -122,6 +122,9 @@ export class StoreChangeListener implements StoreChanges {
     if (this.client !== client) return;
     this.failures = 0;
     this.isListening = true;
+    // A read that started while nothing was heard may hold what changed meanwhile: it must not
+    // be kept now that memory is trusted again.
+    for (const subscriber of this.subscribers) subscriber.everythingChanged();
     this.heartbeatTimer = setInterval(() => this.probe(client), this.heartbeatMs).unref();
     this.logger.info({ channel: STORE_CHANGED_CHANNEL }, "listening for store changes");
   }

@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { readlinkSync } from "node:fs";
 import os from "node:os";
 import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
 import type { AppContext } from "../runtime.js";
@@ -8,6 +9,18 @@ const LOCAL_QUEUE_SIZE = 100;
 
 export interface Workers {
   stop(): Promise<void>;
+}
+
+/**
+ * Where a pid means something: the host and, on Linux, the pid namespace. Containers sharing a
+ * hostname (host networking) each have their own pids, and must not judge each other's.
+ */
+function pidScope(): string {
+  try {
+    return `${os.hostname()} ${readlinkSync("/proc/self/ns/pid")}`;
+  } catch {
+    return os.hostname();
+  }
 }
 
 function isAlive(pid: number): boolean {
@@ -61,7 +74,7 @@ export async function startWorkers(
     },
   });
   if (!poolId) throw new Error("the job queue did not report its worker pool");
-  const self = { poolId, hostname: os.hostname(), pid: process.pid };
+  const self = { poolId, hostname: pidScope(), pid: process.pid };
 
   const beat = async () => {
     await pool.query(

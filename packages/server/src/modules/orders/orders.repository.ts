@@ -91,7 +91,9 @@ export async function registerOrders(
                            currency, ordered_at, payload)
        SELECT store_id, external_id, external_reference, customer_external_id, currency,
               coalesce(ordered_at, now()), payload
-       FROM input ORDER BY position
+       -- Key order, not arrival order: two batches holding the same orders take their index
+       -- entries in the same order and never wait on each other in a cycle.
+       FROM input ORDER BY store_id, external_id, position
        ON CONFLICT (store_id, external_id) DO NOTHING
        RETURNING id, store_id, external_id, status, received_at
      ), jobs AS (
@@ -100,8 +102,11 @@ export async function registerOrders(
              NULL)::graphile_worker.job_spec ORDER BY id))
        FROM inserted HAVING count(*) > 0
      )
+     -- The jobs CTE runs through this subquery, once, whenever an order was inserted (and there
+     -- is no job to add otherwise). Rows come in arrival order: the first of duplicates wins.
      SELECT input.position, inserted.status, inserted.received_at, (SELECT count(*) FROM jobs)
-     FROM inserted JOIN input USING (store_id, external_id)`,
+     FROM inserted JOIN input USING (store_id, external_id)
+     ORDER BY input.position`,
     [
       orders.map((o) => o.storeId),
       orders.map((o) => o.externalId),
@@ -227,10 +232,17 @@ export async function orderStatus(
   return rows[0]?.status;
 }
 
+/** Counts a failed attempt at crediting an order alone (outside of any transaction). */
+export async function recordProcessingFailure(db: Queryable, orderId: number): Promise<void> {
+  await db.query(`UPDATE orders SET processing_failures = processing_failures + 1 WHERE id = $1`, [
+    orderId,
+  ]);
+}
+
 /** Locks an order for processing; undefined when it does not exist. */
 export async function lockOrder(db: Queryable, orderId: number): Promise<OrderRow | undefined> {
   const { rows } = await db.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`,
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 FOR NO KEY UPDATE`,
     [orderId],
   );
   return rows[0];
@@ -242,7 +254,7 @@ export async function lockOrderByExternalId(
   externalId: string,
 ): Promise<OrderRow | undefined> {
   const { rows } = await db.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND external_id = $2 FOR UPDATE`,
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND external_id = $2 FOR NO KEY UPDATE`,
     [storeId, externalId],
   );
   return rows[0];
@@ -261,9 +273,9 @@ export async function lockPendingOrders(
   if (limit <= 0) return [];
   const { rows } = await db.query<OrderRow>(
     `SELECT ${ORDER_COLUMNS} FROM orders
-     WHERE store_id = $1 AND status = 'pending' AND id <> $2
+     WHERE store_id = $1 AND status = 'pending' AND id <> $2 AND processing_failures = 0
      ORDER BY id LIMIT $3
-     FOR UPDATE SKIP LOCKED`,
+     FOR NO KEY UPDATE SKIP LOCKED`,
     [storeId, exceptId, limit],
   );
   return rows;
@@ -349,7 +361,7 @@ export async function findRefund(db: Queryable, refundId: number): Promise<Refun
 
 export async function lockRefund(db: Queryable, refundId: number): Promise<RefundRow | undefined> {
   const { rows } = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 FOR UPDATE`,
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 FOR NO KEY UPDATE`,
     [refundId],
   );
   return rows[0];
@@ -366,7 +378,7 @@ export async function lockUnappliedRefunds(
      WHERE store_id = $1 AND order_external_id = ANY ($2::text[])
        AND (processing_status = 'pending' OR outcome = 'unknown_order')
      ORDER BY id
-     FOR UPDATE`,
+     FOR NO KEY UPDATE`,
     [storeId, orderExternalIds],
   );
   return rows;

@@ -29,6 +29,7 @@ import {
   lockUnappliedRefunds,
   markOrdersProcessed,
   markRefundProcessed,
+  recordProcessingFailure,
   registerOrders,
   updateOrderRefundState,
   upsertCustomers,
@@ -156,6 +157,19 @@ export class OrdersService {
       await this.creditOrders(tx, own.store_id, orders);
       return orders.length;
     });
+  }
+
+  /**
+   * Credits an order alone, after its batch failed. If that fails too, the failure is counted:
+   * other jobs stop taking the order into their batches, and its own job's retries go on.
+   */
+  async processOrderAlone(orderId: number): Promise<number> {
+    try {
+      return await this.processOrder(orderId, { batch: false });
+    } catch (error) {
+      await recordProcessingFailure(this.pool, orderId).catch(() => {});
+      throw error;
+    }
   }
 
   private async creditOrders(tx: Queryable, storeId: number, orders: OrderRow[]): Promise<void> {
@@ -311,7 +325,12 @@ export class OrdersService {
       );
     }
     const delta = target - order.points_deducted;
-    if (delta < 0) {
+    // A partial refund declared after a full one or a cancellation declares less than applied,
+    // even when no points move (an order that earned none).
+    const regresses =
+      refund.status === "partially_refunded" &&
+      (order.refund_status === "refunded" || order.refund_status === "cancelled");
+    if (delta < 0 || regresses) {
       await markRefundProcessed(tx, {
         id: refund.id,
         orderId: order.id,

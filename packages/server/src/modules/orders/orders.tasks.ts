@@ -19,7 +19,7 @@ export function ordersTasks(
         helpers.logger.warn(
           `batch with order ${orderId} failed, processing it alone: ${String(error)}`,
         );
-        await orders.processOrder(orderId, { batch: false });
+        await orders.processOrderAlone(orderId);
       }
     },
     "process-refund": async (payload) => {
