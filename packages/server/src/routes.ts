@@ -17,6 +17,6 @@ export function storefrontRoutes(context: AppContext): Router[] {
 export function apiRoutes(context: AppContext): Router[] {
   return [
     ordersRoutes(context),
-    customersRoutes(context, new CustomersService(context.pool, context.clock)),
+    customersRoutes(context, new CustomersService(context.pool, context.clock, context.storefront)),
   ];
 }

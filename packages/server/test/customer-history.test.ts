@@ -215,7 +215,10 @@ async function seed(): Promise<void> {
 beforeAll(async () => {
   app = await startTestApp({
     routers: (context) => [
-      customersRoutes(context, new CustomersService(context.pool, context.clock)),
+      customersRoutes(
+        context,
+        new CustomersService(context.pool, context.clock, context.storefront),
+      ),
     ],
   });
   app.setNow(NOW);

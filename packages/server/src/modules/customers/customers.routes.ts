@@ -17,7 +17,7 @@ export function customersRoutes(context: AppContext, customers: CustomersService
   router.get("/point/user-history/:externalId", hmacAuth(apiKeys, "path"), async (req, res) => {
     const query = parseRequest(customerHistoryQuerySchema, req.query, "query", "unauthorized");
     const history = await customers.history(
-      (req.store as AuthenticatedStore).id,
+      req.store as AuthenticatedStore,
       req.customerExternalId as number,
       { limit: query.limit, cursor: query.cursor },
       req.revision as ApiRevision,

@@ -10,6 +10,7 @@ import type { Clock } from "../../http/revision.middleware.js";
 import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.js";
 import { clubStanding, type Club } from "../points/clubs.js";
 import { listClubs } from "../points/points.repository.js";
+import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
 
 export interface HistoryPageRequest {
@@ -63,11 +64,22 @@ function transactionFields(row: HistoryTransactionRow) {
 
 /** GET /point/user-history/{externalId}: what a customer's account page shows. */
 export class CustomersService {
+  /** A store's clubs change rarely and every account page needs them: kept with its rules. */
+  private readonly clubs: StorefrontSection<Club[]>;
+
   constructor(
     private readonly pool: pg.Pool,
     /** Clubs are measured over the 12 months before now. */
     private readonly clock: Clock,
-  ) {}
+    private readonly storefront: StorefrontCache,
+  ) {
+    this.clubs = {
+      load: async (store) => {
+        const clubs = await listClubs(pool, store.id);
+        return { value: clubs, version: JSON.stringify(clubs) };
+      },
+    };
+  }
 
   /**
    * The customer's balance, one page of transactions (newest first) and club standing. A
@@ -75,17 +87,17 @@ export class CustomersService {
    * may show any signed-in shopper their account before a first order, and a GET never writes.
    */
   async history(
-    storeId: number,
+    store: { id: number; domain: string },
     externalId: number,
     page: HistoryPageRequest,
     revision: ApiRevision,
   ): Promise<CustomerHistoryResponse> {
     const windowStart = clubWindowStart(this.clock());
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
-    const [clubs, found] = await Promise.all([
-      listClubs(this.pool, storeId),
+    const [cachedClubs, found] = await Promise.all([
+      this.storefront.section(store.domain, this.clubs),
       customerHistoryPage(this.pool, {
-        storeId,
+        storeId: store.id,
         externalId,
         beforeId: beforeId ?? null,
         // A cursor we did not issue names no place in the list. Reading it as the end (rather
@@ -99,7 +111,7 @@ export class CustomersService {
           found.customer.id,
         ) ?? 0)
       : 0;
-    const { club, next } = clubStanding(clubs, earned);
+    const { club, next } = clubStanding(cachedClubs?.value ?? [], earned);
     const fetched = found?.transactions ?? [];
     const rows = fetched.slice(0, page.limit);
     const last = rows.at(-1);
