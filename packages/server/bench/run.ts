@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { createHmac, randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,7 @@ import pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
 import { SecretBox } from "../src/crypto/secrets.js";
-import { loadEmbeddedPostgres } from "../src/db/embedded.js";
+import { startThrowawayPostgres } from "../src/db/embedded.js";
 import { migrate } from "../src/db/migrate.js";
 import { createPool } from "../src/db/pool.js";
 import { StoreChangeListener } from "../src/db/store-changes.js";
@@ -156,28 +156,11 @@ function percentile(sorted: number[], p: number): number {
 
 async function main() {
   // One PostgreSQL for the run: a fresh database on DATABASE_URL's server, or an embedded one.
-  let adminUrl = process.env["DATABASE_URL"];
-  let embedded: { stop(): Promise<void> } | undefined;
-  let clusterDir: string | undefined;
-  if (!adminUrl) {
-    clusterDir = await mkdtemp(path.join(os.tmpdir(), "loyalty-bench-"));
-    const EmbeddedPostgres = await loadEmbeddedPostgres();
-    const port = 55000 + Math.floor(Math.random() * 5000);
-    const cluster = new EmbeddedPostgres({
-      databaseDir: clusterDir,
-      port,
-      user: "postgres",
-      password: "postgres",
-      persistent: false,
-      createPostgresUser: process.getuid?.() === 0,
-      onLog: () => {},
-      onError: () => {},
-    });
-    await cluster.initialise();
-    await cluster.start();
-    embedded = cluster;
-    adminUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
-  }
+  const embedded = process.env["DATABASE_URL"]
+    ? undefined
+    : await startThrowawayPostgres("loyalty-bench-pg");
+  const adminUrl = embedded?.url ?? process.env["DATABASE_URL"];
+  if (!adminUrl) throw new Error("no database for the benchmark");
   const database = `loyalty_bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -472,7 +455,6 @@ async function main() {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
     await admin.end();
     await embedded?.stop();
-    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
   }
 }
 

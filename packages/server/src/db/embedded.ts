@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { Logger } from "pino";
@@ -209,6 +211,49 @@ export async function startEmbeddedPostgres(
     stop: async () => {
       await cluster.stop();
       logger.info("embedded PostgreSQL stopped");
+    },
+  };
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A PostgreSQL of its own in a temporary directory, for a test run or a benchmark on a machine
+ * without DATABASE_URL: started on a free port, deleted with its files when stopped.
+ */
+export async function startThrowawayPostgres(
+  name: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
+  const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const cluster = new EmbeddedPostgres({
+    databaseDir: directory,
+    port,
+    user: "postgres",
+    password: "postgres",
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: () => {},
+  });
+  await cluster.initialise();
+  await cluster.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await cluster.stop();
+      await rm(directory, { recursive: true, force: true });
     },
   };
 }
