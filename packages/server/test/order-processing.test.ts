@@ -176,3 +176,48 @@ it("retries the job of a worker killed in the middle of it, and credits the orde
   });
   expect(app.logs.join("")).toContain("unlocked the jobs of workers that stopped beating");
 }, 60_000);
+
+it("keeps an order that always fails out of other orders' batches, and credits those", async () => {
+  const s = await storeWithKey(app, "https://poison.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  // A row no registration could write (no customer in its payload), with its job.
+  await app.context.pool.query(
+    `WITH o AS (
+       INSERT INTO orders (store_id, external_id, customer_external_id, currency, ordered_at, payload)
+       VALUES ($1, 'broken', 7, 'EUR', now(), '{}') RETURNING id
+     )
+     SELECT graphile_worker.add_job('process-order', json_build_object('orderId', id), max_attempts => 1)
+     FROM o`,
+    [s.store.id],
+  );
+  await post("/api/order/register", order(11), s.authorization);
+  const workers = await app.startWorkers();
+  try {
+    await eventually(async () =>
+      (await orderStatus(s.store.id, "11")) === "processed" ? true : undefined,
+    );
+    const failures = async () =>
+      (
+        await app.context.pool.query<{ processing_failures: number }>(
+          `SELECT processing_failures FROM orders WHERE store_id = $1 AND external_id = 'broken'`,
+          [s.store.id],
+        )
+      ).rows[0]?.processing_failures ?? 0;
+    await eventually(async () => ((await failures()) > 0 ? true : undefined));
+    // Once it has failed alone, the next order's batch leaves it out and does not fail.
+    const before = app.logs.join("").split("failed, processing it alone").length;
+    await post("/api/order/register", order(12), s.authorization);
+    await eventually(async () =>
+      (await orderStatus(s.store.id, "12")) === "processed" ? true : undefined,
+    );
+    expect(app.logs.join("").split("failed, processing it alone").length).toBe(before);
+  } finally {
+    await workers.stop();
+  }
+  expect(await orderStatus(s.store.id, "broken")).toBe("pending");
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 100,
+    ledger: 100,
+    entries: 2,
+  });
+});

@@ -329,6 +329,25 @@ describe("StoreChangeListener", () => {
     await listener.stop();
   });
 
+  it("hears both stores when a row moves between them, and everything on TRUNCATE", async () => {
+    const listener = new StoreChangeListener({ connectionString: database.url, logger });
+    const { heard, subscriber } = recorder();
+    listener.subscribe(subscriber);
+    await listener.start();
+    const { rows } = await admin.query<{ id: string }>(
+      `INSERT INTO stores (reference, domain) VALUES ('move-a', 'https://move-a.example'),
+         ('move-b', 'https://move-b.example') RETURNING id`,
+    );
+    const [a, b] = rows.map((row) => Number(row.id));
+    await admin.query(`INSERT INTO clubs (store_id, name, threshold) VALUES ($1, 'Gold', 100)`, [
+      a,
+    ]);
+    await admin.query(`UPDATE clubs SET store_id = $2 WHERE store_id = $1`, [a, b]);
+    await admin.query(`TRUNCATE widget_configurations`);
+    await vi.waitFor(() => expect(heard).toEqual(["everything", a, b, a, a, b, "everything"]));
+    await listener.stop();
+  });
+
   it("says everything may be stale when the connection drops, and listens again", async () => {
     const listener = new StoreChangeListener({
       connectionString: database.url,
