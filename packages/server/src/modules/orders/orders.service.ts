@@ -38,7 +38,6 @@ import {
   type OrderRow,
   type RefundReceipt,
   type Registration,
-  type RefundOutcome,
   type RefundRow,
   type StoredOrderPayload,
 } from "./orders.repository.js";
@@ -278,14 +277,14 @@ export class OrdersService {
    * Applies a refund declaration (the job of its declaration). Waits for a pending order (its
    * processing applies the declaration); an order the store never registered is logged.
    */
-  async processRefund(refundId: number): Promise<RefundOutcome | "waiting" | "done"> {
-    return withTransaction(this.pool, async (tx) => {
+  async processRefund(refundId: number): Promise<void> {
+    await withTransaction(this.pool, async (tx) => {
       const declared = await findRefund(tx, refundId);
-      if (!declared || declared.processing_status === "processed") return "done";
+      if (!declared || declared.processing_status === "processed") return;
       // The order first, then the declaration: the order worker locks them in that order too.
       const order = await lockOrderByExternalId(tx, declared.store_id, declared.order_external_id);
       const refund = await lockRefund(tx, refundId);
-      if (!refund || refund.processing_status === "processed") return "done";
+      if (!refund || refund.processing_status === "processed") return;
       if (!order) {
         await markRefundProcessed(tx, {
           id: refund.id,
@@ -297,11 +296,11 @@ export class OrdersService {
           { storeId: refund.store_id, order: refund.order_external_id, refundId },
           "refund for an order unknown to the store: nothing to deduct",
         );
-        return "unknown_order";
+        return;
       }
-      if (order.status === "pending") return "waiting";
+      // A pending order's processing applies its waiting declarations.
+      if (order.status === "pending") return;
       await this.applyRefund(tx, refund, order);
-      return (await findRefund(tx, refundId))?.outcome ?? "done";
     });
   }
 
