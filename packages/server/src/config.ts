@@ -62,6 +62,8 @@ const environmentSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   STOREFRONT_MAX_AGE: z.coerce.number().int().min(0).max(86_400).default(60),
+  PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  CLAIM_RECONCILE_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
 });
 
 export interface Config {
@@ -90,6 +92,14 @@ export interface Config {
   webhooks: { maxAttempts: number; retryBaseMs: number; timeoutMs: number };
   /** Cache-Control max-age (seconds) of the storefront reads (calculate, rewards, widgets). */
   storefrontMaxAge: number;
+  /** How long a store's platform has to answer (claims, referee codes, referral checks). */
+  platformTimeoutMs: number;
+  /**
+   * Age after which a claim still holding its points is settled by the reconciliation job: its
+   * request died between reserving the points and hearing from the platform. Longer than the
+   * platform timeout, so that a request still waiting is never overtaken.
+   */
+  claimReconcileAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -120,6 +130,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       "DATABASE_URL: required in production (the embedded PostgreSQL is for development machines)",
     );
   }
+  if (env.CLAIM_RECONCILE_AFTER_MS <= env.PLATFORM_TIMEOUT_MS) {
+    problems.push(
+      `CLAIM_RECONCILE_AFTER_MS: must be longer than PLATFORM_TIMEOUT_MS (${env.PLATFORM_TIMEOUT_MS}), or a claim still waiting for its platform would be settled under it`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: env.NODE_ENV,
@@ -148,5 +163,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     },
     storefrontMaxAge: env.STOREFRONT_MAX_AGE,
+    platformTimeoutMs: env.PLATFORM_TIMEOUT_MS,
+    claimReconcileAfterMs: env.CLAIM_RECONCILE_AFTER_MS,
   };
 }

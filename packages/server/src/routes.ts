@@ -3,6 +3,9 @@ import { customersRoutes } from "./modules/customers/customers.routes.js";
 import { CustomersService } from "./modules/customers/customers.service.js";
 import { ordersRoutes } from "./modules/orders/orders.routes.js";
 import { pointsRoutes } from "./modules/points/points.routes.js";
+import { referralsRoutes } from "./modules/referrals/referrals.routes.js";
+import { rewardClaimRoutes, rewardListRoutes } from "./modules/rewards/rewards.routes.js";
+import { widgetsRoutes } from "./modules/widgets/widgets.routes.js";
 import type { AppContext } from "./runtime.js";
 
 /**
@@ -10,13 +13,23 @@ import type { AppContext } from "./runtime.js";
  * served from memory, take no body, and write no access log line (failures are logged).
  */
 export function storefrontRoutes(context: AppContext): Router[] {
-  return [pointsRoutes(context, context.storefront)];
+  const { rewards, widgets, storefront } = context.services;
+  return [
+    pointsRoutes(context, storefront),
+    rewardListRoutes(context, rewards),
+    widgetsRoutes(context, widgets),
+  ];
 }
 
 /** Every other operation of the API, one router per module. */
 export function apiRoutes(context: AppContext): Router[] {
   return [
     ordersRoutes(context),
-    customersRoutes(context, new CustomersService(context.pool, context.clock, context.storefront)),
+    customersRoutes(
+      context,
+      new CustomersService(context.pool, context.clock, context.services.storefront),
+    ),
+    rewardClaimRoutes(context, context.services.rewards),
+    referralsRoutes(context, context.services.referrals),
   ];
 }

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Logger } from "pino";
 import type pg from "pg";
 import type { Config } from "./config.js";
@@ -7,12 +8,17 @@ import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
 import { StoreChangeListener, type StoreChanges } from "./db/store-changes.js";
 import type { Clock } from "./http/revision.middleware.js";
+import { createMailer, type Mailer } from "./mail/mailer.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
+import { PlatformsService } from "./modules/platforms/platforms.service.js";
+import { ReferralsService } from "./modules/referrals/referrals.service.js";
+import { RewardsService } from "./modules/rewards/rewards.service.js";
 import { StorefrontCache } from "./modules/storefront/storefront.cache.js";
 import { WebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { ApiKeysService } from "./modules/stores/api-keys.service.js";
 import { StoresService } from "./modules/stores/stores.service.js";
+import { WidgetsService } from "./modules/widgets/widgets.service.js";
 
 export interface Services {
   stores: StoresService;
@@ -20,6 +26,13 @@ export interface Services {
   demo: DemoService;
   orders: OrdersService;
   webhooks: WebhooksService;
+  platforms: PlatformsService;
+  rewards: RewardsService;
+  referrals: ReferralsService;
+  widgets: WidgetsService;
+  /** The storefront reads' in-memory copy of each store, kept in step by the store changes. */
+  storefront: StorefrontCache;
+  mailer: Mailer;
 }
 
 /** Everything a request or a command needs; built once per process. */
@@ -29,8 +42,6 @@ export interface AppContext {
   pool: pg.Pool;
   clock: Clock;
   services: Services;
-  /** The storefront reads' in-memory copy of each store, kept in step by `storeChanges`. */
-  storefront: StorefrontCache;
 }
 
 /**
@@ -46,12 +57,28 @@ export function createServices(
 ): Services {
   const stores = new StoresService(pool);
   const apiKeys = new ApiKeysService(pool, secrets, stores, changes);
+  const storefront = new StorefrontCache(stores, changes);
+  const platforms = new PlatformsService(pool, secrets, config.platformTimeoutMs);
+  const mailer = createMailer({
+    url: config.smtp.url,
+    from: config.smtp.from,
+    outboxDir: path.join(config.dataDir, "mail"),
+    logger,
+  });
+  const referrals = new ReferralsService(pool, secrets, platforms, mailer, logger);
+  const widgets = new WidgetsService(pool, storefront, logger);
   return {
     stores,
     apiKeys,
-    demo: new DemoService(pool, stores, apiKeys),
+    demo: new DemoService(pool, stores, apiKeys, widgets, referrals),
     orders: new OrdersService(pool, logger),
     webhooks: new WebhooksService(pool, secrets, config.webhooks, logger),
+    platforms,
+    rewards: new RewardsService(pool, storefront, platforms, logger, config.claimReconcileAfterMs),
+    referrals,
+    widgets,
+    storefront,
+    mailer,
   };
 }
 
@@ -109,7 +136,6 @@ export async function openRuntime(
       pool,
       clock: clockFor(config),
       services,
-      storefront: new StorefrontCache(services.stores, storeChanges),
     };
     await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
       await pool.end();
@@ -121,6 +147,7 @@ export async function openRuntime(
       storeChanges,
       close: async () => {
         await storeChanges.stop();
+        services.mailer.close();
         await pool.end();
         await embedded?.stop();
       },

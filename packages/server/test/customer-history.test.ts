@@ -159,8 +159,8 @@ async function seed(): Promise<void> {
   );
   const [claim] = await sql<{ id: number }>(
     `INSERT INTO reward_claims (store_id, customer_id, reward_id, voucher_version_id, points,
-                                status, code)
-     VALUES ($1, $2, $3, $4, 400, 'confirmed', 'SHIP-1') RETURNING id`,
+                                status, code, confirmed_at)
+     VALUES ($1, $2, $3, $4, 400, 'confirmed', 'SHIP-1', now()) RETURNING id`,
     [shop.id, customer.id, ada.rewardId, (voucher as { id: number }).id],
   );
   ada.ids = await appendLedger(customer, [
@@ -217,7 +217,7 @@ beforeAll(async () => {
     routers: (context) => [
       customersRoutes(
         context,
-        new CustomersService(context.pool, context.clock, context.storefront),
+        new CustomersService(context.pool, context.clock, context.services.storefront),
       ),
     ],
   });
@@ -272,7 +272,7 @@ describe("GET /point/user-history/{externalId}", () => {
     expect(response.headers.get("vary")).toBe("revision");
     const body = customerHistoryResponseSchemaFor("2026-01-01").parse(await response.json());
     const [first, expiry, second, bonus, redemption, deduction, adjustment, third] = ada.ids;
-    const none = { order: null, rewardId: null, referralId: null, note: null };
+    const none = { order: null, rewardId: null, voucherCode: null, referralId: null, note: null };
     expect(body).toEqual({
       externalId: 42,
       balance: -35,
@@ -320,6 +320,7 @@ describe("GET /point/user-history/{externalId}", () => {
           points: -400,
           balanceAfter: 50,
           rewardId: ada.rewardId,
+          voucherCode: "SHIP-1",
           createdAt: "2026-05-01T00:00:00.000Z",
         },
         {

@@ -93,6 +93,8 @@ const ledgerTransactionFields = {
   balanceAfter: pointsSchema,
   /** The reward bought (reward redemption). */
   rewardId: externalIdSchema.nullable(),
+  /** The discount code the reward redemption obtained: the customer may look it up here. */
+  voucherCode: z.string().nullable(),
   /** The referral rewarded (referral bonus). */
   referralId: externalIdSchema.nullable(),
   /** A human-readable reason (the admin's note for manual adjustments). */

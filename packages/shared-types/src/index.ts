@@ -5,6 +5,7 @@ export * from "./events.js";
 export * from "./headers.js";
 export * from "./operations.js";
 export * from "./orders.js";
+export * from "./platforms.js";
 export * from "./points.js";
 export * from "./referrals.js";
 export * from "./revisions.js";

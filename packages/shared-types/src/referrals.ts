@@ -4,9 +4,11 @@ import {
   domainSchema,
   emailSchema,
   externalIdTextSchema,
+  isoDateTimeSchema,
   languageSchema,
+  pointsSchema,
 } from "./common.js";
-import { voucherSchema } from "./rewards.js";
+import { voucherTermsInputSchema, voucherTermsSchema } from "./rewards.js";
 
 /** POST /point/referral query: the referrer, authenticated by the customer HMAC. */
 export const createReferralQuerySchema = z.object({
@@ -44,6 +46,30 @@ export type RefereeCodeRequest = z.infer<typeof refereeCodeRequestSchema>;
 /** The referee's discount code: issued once, the same code on every later request. */
 export const refereeCodeResponseSchema = z.object({
   code: z.string(),
-  voucher: voucherSchema,
+  /** What the code gives, as the store's referral programme said when the invitation left. */
+  voucher: voucherTermsSchema,
+  /** When the code stops being valid; null for no expiry. */
+  expiresAt: isoDateTimeSchema.nullable(),
 });
 export type RefereeCodeResponse = z.infer<typeof refereeCodeResponseSchema>;
+
+/**
+ * A store's referral programme, as the back-office sets it. The terms an invitation promises
+ * are kept with it: later edits of the programme never change a pending invitation.
+ */
+export const referralProgramSchema = z.object({
+  /** False: POST /point/referral refuses new referrals; pending ones still complete. */
+  active: z.boolean().default(true),
+  /** Points the referrer earns when the referee's first order is registered. */
+  referrerBonus: pointsSchema.min(0).max(1_000_000),
+  /** The discount code the referee gets with get-referee-code. */
+  refereeVoucher: voucherTermsInputSchema,
+  /** The page the invitation links to, with `loyalty_referral=<hash>`; the store's home page when null. */
+  landingUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .nullable()
+    .default(null),
+});
+export type ReferralProgram = z.output<typeof referralProgramSchema>;
+export type ReferralProgramInput = z.input<typeof referralProgramSchema>;

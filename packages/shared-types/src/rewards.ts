@@ -11,20 +11,46 @@ import {
 export const voucherKindSchema = z.enum(["fixed_amount", "percentage", "free_shipping"]);
 export type VoucherKind = z.infer<typeof voucherKindSchema>;
 
-/** The current version of a reward's voucher, as a storefront shows it. */
-export const voucherSchema = z.object({
-  /** Increases with every edit; only the current version is ever listed. */
-  version: z.number().int().min(1),
+/**
+ * What a discount code gives: fixed amount off, percentage off or free shipping, with an
+ * optional minimum order and a validity from the day the code is issued.
+ */
+export const voucherTermsSchema = z.object({
   kind: voucherKindSchema,
   /** Amount off (fixed_amount, in `currency`) or percentage off; null for free shipping. */
   value: z.number().min(0).nullable(),
+  /** The currency of a fixed amount off; null for the other kinds. */
   currency: currencySchema.nullable(),
   minimumOrderAmount: moneySchema.nullable(),
   /** Days a code stays valid after it is issued; null for no expiry. */
   validityDays: z.number().int().min(1).nullable(),
-  /** Total codes this voucher may issue; null for no limit. */
+});
+export type VoucherTerms = z.infer<typeof voucherTermsSchema>;
+
+/** Voucher terms as the back-office writes them: each kind with the fields it needs. */
+export const voucherTermsInputSchema = voucherTermsSchema.superRefine((terms, ctx) => {
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: "custom", path: [path], message });
+  if (terms.kind === "free_shipping") {
+    if (terms.value !== null) issue("value", "must be null for free shipping");
+    return;
+  }
+  if (terms.value === null || terms.value <= 0) issue("value", `is required for ${terms.kind}`);
+  if (terms.kind === "percentage" && terms.value !== null && terms.value > 100) {
+    issue("value", "must be at most 100 for a percentage");
+  }
+  if (terms.kind === "fixed_amount" && terms.currency === null) {
+    issue("currency", "is required for a fixed amount");
+  }
+});
+
+/** The current version of a reward's voucher, as a storefront shows it. */
+export const voucherSchema = voucherTermsSchema.extend({
+  /** Increases with every edit; only the current version is ever listed. */
+  version: z.number().int().min(1),
+  /** Total codes this voucher may issue; null for no limit. A reward whose voucher issued them
+   * all is left out of the list. */
   usageLimit: z.number().int().min(1).nullable(),
-  remainingUses: z.number().int().min(0).nullable(),
 });
 export type Voucher = z.infer<typeof voucherSchema>;
 

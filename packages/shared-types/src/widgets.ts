@@ -111,15 +111,43 @@ export const faqSectionSchema = z.object({
   items: z.array(z.object({ question: z.string().max(500), answer: z.string().max(5000) })).max(50),
 });
 
-export const programPresentationConfigSchema = z.object({
-  header: presentationHeaderSchema,
-  sections: z.object({
-    howToEarn: howToEarnSectionSchema,
-    rewards: rewardsSectionSchema,
-    history: historySectionSchema,
-    faq: faqSectionSchema,
-  }),
-});
+/** The section each scrolling button action leads to. */
+export const SECTION_OF_ACTION = {
+  "scroll-points": "howToEarn",
+  "scroll-redeem": "rewards",
+  "scroll-history": "history",
+  "scroll-faq": "faq",
+} as const satisfies Record<Exclude<ButtonAction, "url">, string>;
+
+/**
+ * The programme page: the header, then the sections its buttons scroll to: how to earn
+ * (`scroll-points`), rewards (`scroll-redeem`), history (`scroll-history`) and FAQ
+ * (`scroll-faq`). A button may only scroll to a section that is shown.
+ */
+export const programPresentationConfigSchema = z
+  .object({
+    header: presentationHeaderSchema,
+    sections: z.object({
+      howToEarn: howToEarnSectionSchema,
+      rewards: rewardsSectionSchema,
+      history: historySectionSchema,
+      faq: faqSectionSchema,
+    }),
+  })
+  .superRefine((config, ctx) => {
+    for (const button of ["primaryButtonAction", "secondaryButtonAction"] as const) {
+      const action = config.header[button];
+      if (action === undefined || action === "url") continue;
+      const section = SECTION_OF_ACTION[action];
+      if (!config.sections[section].enabled) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["header", button],
+          message: `${action} scrolls to the ${section} section, which is not enabled`,
+        });
+      }
+    }
+  });
 export type ProgramPresentationConfig = z.infer<typeof programPresentationConfigSchema>;
 
 /**

@@ -1,4 +1,6 @@
 import type { RequestHandler, Response } from "express";
+import type { CachedSection, MaybePromise } from "../modules/storefront/storefront.cache.js";
+import { AppError } from "./app-error.js";
 
 /** Sends a JSON text as a 200 that browsers and shared caches may keep, tagged `etag`. */
 export type SendCacheable = (res: Response, etag: string, json: string) => void;
@@ -35,4 +37,24 @@ export function cacheableJson(maxAgeSeconds: number): SendCacheable {
     res.vary("revision");
     res.send(json);
   };
+}
+
+/**
+ * Answers a storefront read whose whole body is a cached section of JSON text (reward list,
+ * widget configurations): 200 cacheable, or not-found when no store has the domain. Returns
+ * nothing when the section was in memory: the hot path awaits nothing.
+ */
+export function sendCachedSection(
+  maxAgeSeconds: number,
+): (
+  res: Response,
+  section: MaybePromise<CachedSection<string> | undefined>,
+) => void | Promise<void> {
+  const sendCacheable = cacheableJson(maxAgeSeconds);
+  const send = (res: Response, loaded: CachedSection<string> | undefined) => {
+    if (!loaded) throw new AppError("not-found", "No store has this domain.");
+    sendCacheable(res, loaded.etag, loaded.value);
+  };
+  return (res, section) =>
+    section instanceof Promise ? section.then((loaded) => send(res, loaded)) : send(res, section);
 }

@@ -13,6 +13,8 @@ export interface TaskPayloads {
   "process-order": { orderId: number };
   "process-refund": { refundId: number };
   "deliver-webhook": { deliveryId: number };
+  "send-referral-invitation": { referralId: number };
+  "reconcile-claims": Record<string, never>;
 }
 export type TaskName = keyof TaskPayloads;
 

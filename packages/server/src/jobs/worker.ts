@@ -59,6 +59,8 @@ export async function startWorkers(
     noHandleSignals: true,
     pollInterval: 2_000,
     taskList,
+    // Once a minute, on one worker of all those running (the queue keeps the schedule).
+    crontab: "* * * * * reconcile-claims ?max=1",
     events,
     logger: workerLogger(context.logger),
     preset: {

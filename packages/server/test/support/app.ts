@@ -14,7 +14,6 @@ import {
   StoreChangeListener,
   type StoreChangeListenerOptions,
 } from "../../src/db/store-changes.js";
-import { StorefrontCache } from "../../src/modules/storefront/storefront.cache.js";
 import { createServices, type AppContext } from "../../src/runtime.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
@@ -86,8 +85,7 @@ export async function startTestApp(
     logger,
     storeChanges,
   );
-  const storefront = new StorefrontCache(services.stores, storeChanges);
-  const context: AppContext = { config, logger, pool, clock, services, storefront };
+  const context: AppContext = { config, logger, pool, clock, services };
   const running: Workers[] = [];
   const start = async () => {
     const workers = await startWorkers(context, database.url, taskList(context.services));

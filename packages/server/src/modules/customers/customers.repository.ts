@@ -10,6 +10,7 @@ export interface HistoryTransactionRow {
   order_external_id: string | null;
   order_external_reference: string | null;
   reward_id: number | null;
+  voucher_code: string | null;
   referral_id: number | null;
   note: string | null;
   created_at: Date;
@@ -39,7 +40,8 @@ export async function customerHistoryPage(
      FROM customers c
      LEFT JOIN LATERAL (
        SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
-              o.external_reference AS order_external_reference, rc.reward_id, t.referral_id,
+              o.external_reference AS order_external_reference, rc.reward_id,
+              rc.code AS voucher_code, t.referral_id,
               t.note, t.created_at
        FROM ledger_transactions t
        LEFT JOIN orders o ON o.id = t.order_id
@@ -60,4 +62,46 @@ export async function customerHistoryPage(
       row.id === null ? [] : [row],
     ),
   };
+}
+
+/** The external id of the store's customer with this email (any case), if the service knows one. */
+export async function findCustomerIdByEmail(
+  db: Queryable,
+  storeId: number,
+  email: string,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ external_id: number }>(
+    `SELECT external_id FROM customers
+     WHERE store_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL
+     ORDER BY id LIMIT 1`,
+    [storeId, email],
+  );
+  return rows[0]?.external_id;
+}
+
+export interface CustomerRow {
+  id: number;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/**
+ * The store's customer with this external id, created when the service meets them for the
+ * first time through something other than an order (a referral they make).
+ */
+export async function ensureCustomer(
+  db: Queryable,
+  storeId: number,
+  externalId: number,
+): Promise<CustomerRow> {
+  // DO UPDATE rather than DO NOTHING: the row comes back whoever created it, even when a
+  // concurrent first referral of the same customer committed it meanwhile.
+  const { rows } = await db.query<CustomerRow>(
+    `INSERT INTO customers (store_id, external_id) VALUES ($1, $2)
+     ON CONFLICT (store_id, external_id) DO UPDATE SET updated_at = customers.updated_at
+     RETURNING id, email, first_name AS "firstName", last_name AS "lastName"`,
+    [storeId, externalId],
+  );
+  return rows[0] as CustomerRow;
 }

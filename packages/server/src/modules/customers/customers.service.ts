@@ -56,6 +56,7 @@ function transactionFields(row: HistoryTransactionRow) {
     points: row.points,
     balanceAfter: row.balance_after,
     rewardId: row.reward_id,
+    voucherCode: row.voucher_code,
     referralId: row.referral_id,
     note: row.note,
     createdAt: row.created_at.toISOString(),

@@ -86,19 +86,6 @@ export async function insertRewards(
   }
 }
 
-export async function upsertWidgetConfiguration(
-  db: Queryable,
-  storeId: number,
-  kind: string,
-  config: unknown,
-): Promise<void> {
-  await db.query(
-    `INSERT INTO widget_configurations (store_id, kind, config) VALUES ($1, $2, $3)
-     ON CONFLICT (store_id, kind) DO UPDATE SET config = EXCLUDED.config, updated_at = now()`,
-    [storeId, kind, JSON.stringify(config)],
-  );
-}
-
 export async function setBrandingColor(
   db: Queryable,
   storeId: number,

@@ -1,23 +1,22 @@
-import {
-  cartConfigSchema,
-  productPointsConfigSchema,
-  programPresentationConfigSchema,
-  type CartConfig,
-  type ProductPointsConfig,
-  type ProgramPresentationConfig,
+import type {
+  CartConfig,
+  ProductPointsConfig,
+  ProgramPresentationConfig,
+  ReferralProgramInput,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
+import type { ReferralsService } from "../referrals/referrals.service.js";
 import { keyId, type ApiKeysService } from "../stores/api-keys.service.js";
 import type { StoresService } from "../stores/stores.service.js";
 import type { StoreRow } from "../stores/stores.repository.js";
+import type { WidgetsService } from "../widgets/widgets.service.js";
 import {
   insertClubs,
   insertRewards,
   insertRules,
   setBrandingColor,
-  upsertWidgetConfiguration,
   type DemoClub,
   type DemoReward,
   type DemoRule,
@@ -86,16 +85,28 @@ const REWARDS: DemoReward[] = [
   },
 ];
 
-const PRODUCT_POINTS: ProductPointsConfig = productPointsConfigSchema.parse({
+const REFERRAL_PROGRAM: ReferralProgramInput = {
+  referrerBonus: 200,
+  refereeVoucher: {
+    kind: "fixed_amount",
+    value: 10,
+    currency: "EUR",
+    minimumOrderAmount: 40,
+    validityDays: 30,
+  },
+  landingUrl: `${DEMO_DOMAIN}/welcome`,
+};
+
+const PRODUCT_POINTS: ProductPointsConfig = {
   enabled: true,
   template: "Earn {points} points with this product",
   hideWhenZero: true,
   showIcon: true,
   textColor: "",
   accentColor: "#6b3fa0",
-});
+};
 
-const CART: CartConfig = cartConfigSchema.parse({
+const CART: CartConfig = {
   enabled: true,
   title: "Loyalty points",
   earnTemplate: "This cart earns you {points} points",
@@ -106,9 +117,9 @@ const CART: CartConfig = cartConfigSchema.parse({
   signedOutText: "Sign in to use your points",
   loginUrl: `${DEMO_DOMAIN}/account`,
   accentColor: "#6b3fa0",
-});
+};
 
-const PRESENTATION: ProgramPresentationConfig = programPresentationConfigSchema.parse({
+const PRESENTATION: ProgramPresentationConfig = {
   header: {
     backgroundImageUrl: "",
     mobileBackgroundImageUrl: "",
@@ -159,7 +170,7 @@ const PRESENTATION: ProgramPresentationConfig = programPresentationConfigSchema.
       ],
     },
   },
-});
+};
 
 export interface DemoResult {
   store: StoreRow;
@@ -168,14 +179,17 @@ export interface DemoResult {
 }
 
 /**
- * Loads a demo store (sandbox platform) with attribution rules, clubs, rewards and the three
- * widget configurations, and issues an API key for it: all in one transaction.
+ * Loads a demo store (sandbox platform) with attribution rules, clubs, rewards, a referral
+ * programme and the three widget configurations, and issues an API key for it: all in one
+ * transaction.
  */
 export class DemoService {
   constructor(
     private readonly pool: pg.Pool,
     private readonly stores: StoresService,
     private readonly apiKeys: ApiKeysService,
+    private readonly widgets: WidgetsService,
+    private readonly referrals: ReferralsService,
   ) {}
 
   async load(domain: string = DEMO_DOMAIN): Promise<DemoResult> {
@@ -194,9 +208,10 @@ export class DemoService {
       await insertRules(client, store.id, RULES);
       await insertClubs(client, store.id, CLUBS);
       await insertRewards(client, store.id, REWARDS);
-      await upsertWidgetConfiguration(client, store.id, "product-points", PRODUCT_POINTS);
-      await upsertWidgetConfiguration(client, store.id, "cart", CART);
-      await upsertWidgetConfiguration(client, store.id, "program-presentation", PRESENTATION);
+      await this.widgets.save(store.id, "product-points", PRODUCT_POINTS, client);
+      await this.widgets.save(store.id, "cart", CART, client);
+      await this.widgets.save(store.id, "program-presentation", PRESENTATION, client);
+      await this.referrals.saveProgram(store.id, REFERRAL_PROGRAM, client);
       const { key, row } = await this.apiKeys.create(store.reference, "demo", client);
       return {
         store: { ...store, brandingColor: "#6b3fa0" },

@@ -16,6 +16,7 @@ import {
   pointsEarnedSince,
 } from "../ledger/ledger.repository.js";
 import { clubStanding } from "../points/clubs.js";
+import { completeReferrals } from "../referrals/referrals.repository.js";
 import { earnOrder, indexRules, refundTarget, type EarnSnapshot } from "../points/points.engine.js";
 import { activeRules, listClubs } from "../points/points.repository.js";
 import {
@@ -198,17 +199,34 @@ export class OrdersService {
       return { order, customerId, ...result };
     });
 
-    const earning = credited.filter((entry) => entry.points > 0);
-    const balances = await appendLedgerEntries(
+    // A referee's first order completes their referral: the referrer earns the bonus in the
+    // same transaction as the order's points.
+    const completed = await completeReferrals(
       tx,
-      earning.map((entry) => ({
+      storeId,
+      credited.flatMap(({ order, customerId }) =>
+        order.payload.customer.email ? [{ customerId, email: order.payload.customer.email }] : [],
+      ),
+    );
+    const earning = credited.filter((entry) => entry.points > 0);
+    const balances = await appendLedgerEntries(tx, [
+      ...earning.map((entry) => ({
         storeId,
         customerId: entry.customerId,
         kind: "earn" as const,
         points: entry.points,
         orderId: entry.order.id,
       })),
-    );
+      ...completed
+        .filter((referral) => referral.referrerBonus > 0)
+        .map((referral) => ({
+          storeId,
+          customerId: referral.referrerCustomerId,
+          kind: "referral_bonus" as const,
+          points: referral.referrerBonus,
+          referralId: referral.id,
+        })),
+    ]);
     await markOrdersProcessed(
       tx,
       credited.map((entry) => ({

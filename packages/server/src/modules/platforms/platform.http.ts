@@ -1,0 +1,89 @@
+import { PlatformError, type PlatformFailureReason } from "./platform.types.js";
+
+/** How long a platform has to answer before the request is given up (platform-unavailable). */
+export const DEFAULT_PLATFORM_TIMEOUT_MS = 10_000;
+
+/** What the platform answered: any status, with its body parsed as JSON when it is JSON. */
+export interface PlatformResponse {
+  status: number;
+  /** Parsed JSON, the text when it is not JSON, undefined when empty. */
+  body: unknown;
+}
+
+/**
+ * The reason a platform's HTTP status means, as DESIGN.md maps them: credentials refused
+ * (401/403), missing resource (404), any other 4xx refused; 5xx did not answer. 429 is the
+ * platform asking to come back later: "did not answer; retry" (502), not a refusal.
+ */
+export function reasonForStatus(status: number): PlatformFailureReason {
+  if (status === 401 || status === 403) return "platform-credentials-rejected";
+  if (status === 404) return "platform-resource-not-found";
+  if (status === 429 || status >= 500) return "platform-unavailable";
+  return "platform-request-rejected";
+}
+
+/** Throws the PlatformError an unexpected status means, with what the platform said. */
+export function failForStatus(platform: string, response: PlatformResponse): never {
+  const said =
+    typeof response.body === "string" ? response.body : JSON.stringify(response.body ?? "");
+  throw new PlatformError(
+    reasonForStatus(response.status),
+    `${platform} answered HTTP ${response.status}: ${said.slice(0, 500)}`,
+  );
+}
+
+/**
+ * One HTTP request to a platform, bounded by `timeoutMs`. Resolves with whatever status the
+ * platform answered (adapters read some 4xx, such as "code already exists"); a timeout or a
+ * network failure throws platform-unavailable. Messages never contain the request's headers,
+ * where the credentials are.
+ */
+export async function platformFetch(
+  platform: string,
+  url: string,
+  init: RequestInit & { timeoutMs: number },
+): Promise<PlatformResponse> {
+  const { timeoutMs, ...request } = init;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      ...request,
+      // A redirect would carry the credentials to a host the store never declared.
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const timedOut = (error as { name?: unknown }).name === "TimeoutError";
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+    throw new PlatformError(
+      "platform-unavailable",
+      timedOut
+        ? `${platform} did not answer within ${timeoutMs} ms`
+        : `${platform} could not be reached${cause ? `: ${cause}` : ""}`,
+      { cause: error },
+    );
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw new PlatformError("platform-unavailable", `${platform} broke off its answer`, {
+      cause: error,
+    });
+  }
+  if (response.status >= 300 && response.status < 400) {
+    throw new PlatformError(
+      "platform-resource-not-found",
+      `${platform} answered a redirect (HTTP ${response.status}), which is not followed: check the platform URL`,
+    );
+  }
+  let body: unknown = text === "" ? undefined : text;
+  if (text !== "" && /json/i.test(response.headers.get("content-type") ?? "")) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Kept as text: a proxy's error page labelled JSON says more than a parse error.
+    }
+  }
+  return { status: response.status, body };
+}

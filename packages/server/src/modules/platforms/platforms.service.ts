@@ -1,0 +1,89 @@
+import {
+  platformConnectionSchema,
+  type PlatformConnectionInput,
+  type PlatformKind,
+} from "@loyalty/shared-types";
+import type pg from "pg";
+import type { SecretBox } from "../../crypto/secrets.js";
+import type { Queryable } from "../../db/pool.js";
+import { AppError } from "../../http/app-error.js";
+import { parseRequest } from "../../http/validate.js";
+import type { PlatformAdapter } from "./platform.types.js";
+import { findConnection, saveConnection } from "./platforms.repository.js";
+import { PrestaShopPlatform } from "./prestashop.platform.js";
+import { SandboxPlatform } from "./sandbox.platform.js";
+import { ShopifyPlatform } from "./shopify.platform.js";
+import { WooCommercePlatform } from "./woocommerce.platform.js";
+
+/** Binds the credentials' ciphertext to their store: copied to another store, they do not decrypt. */
+function sealContext(storeId: number): string {
+  return `platform_credentials:${storeId}`;
+}
+
+/** What a read of a connection may show: never the credentials. */
+export interface ConnectionSummary {
+  platform: PlatformKind;
+  url: string | null;
+}
+
+/**
+ * A store's connection to its e-commerce platform: written once by the back-office (credentials
+ * encrypted at rest, never read back), and turned into the adapter that speaks to the platform
+ * whenever a claim or a referral needs it.
+ */
+export class PlatformsService {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly secrets: SecretBox,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Validates and stores a connection; errors name the fields. */
+  async connect(
+    storeId: number,
+    input: PlatformConnectionInput,
+    db: Queryable = this.pool,
+  ): Promise<ConnectionSummary> {
+    const connection = parseRequest(platformConnectionSchema, input, "body");
+    const { platform, ...rest } = connection;
+    const url = "url" in rest ? rest.url : null;
+    await saveConnection(db, storeId, {
+      platform,
+      url,
+      sealedCredentials:
+        platform === "sandbox"
+          ? null
+          : this.secrets.encrypt(JSON.stringify(connection), sealContext(storeId)),
+    });
+    return { platform, url };
+  }
+
+  async summary(storeId: number): Promise<ConnectionSummary> {
+    const stored = await findConnection(this.pool, storeId);
+    if (!stored) throw new AppError("not-found", "No store has this id.");
+    return { platform: stored.platform, url: stored.url };
+  }
+
+  /** The adapter speaking to the store's platform, with its decrypted credentials. */
+  async adapterFor(storeId: number): Promise<PlatformAdapter> {
+    const stored = await findConnection(this.pool, storeId);
+    if (!stored || stored.platform === "sandbox") return new SandboxPlatform(this.pool, storeId);
+    if (!stored.sealedCredentials) {
+      throw new Error(`store ${storeId} runs on ${stored.platform} but has no credentials`);
+    }
+    const connection = platformConnectionSchema.parse(
+      JSON.parse(this.secrets.decrypt(stored.sealedCredentials, sealContext(storeId))),
+    );
+    const options = { timeoutMs: this.timeoutMs };
+    switch (connection.platform) {
+      case "woocommerce":
+        return new WooCommercePlatform(connection, options);
+      case "shopify":
+        return new ShopifyPlatform(connection, options);
+      case "prestashop":
+        return new PrestaShopPlatform(connection, options);
+      case "sandbox":
+        return new SandboxPlatform(this.pool, storeId);
+    }
+  }
+}

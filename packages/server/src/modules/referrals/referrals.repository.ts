@@ -1,0 +1,254 @@
+import type { ReferralProgram, VoucherKind, VoucherTerms } from "@loyalty/shared-types";
+import type { Queryable } from "../../db/pool.js";
+
+export async function findReferralProgram(
+  db: Queryable,
+  storeId: number,
+): Promise<ReferralProgram | undefined> {
+  const { rows } = await db.query<{
+    active: boolean;
+    referrer_bonus: number;
+    kind: VoucherKind;
+    value: string | null;
+    currency: string | null;
+    minimum: string | null;
+    validity_days: number | null;
+    landing_url: string | null;
+  }>(
+    `SELECT active, referrer_bonus, referee_voucher_kind AS kind, referee_voucher_value AS value,
+            referee_voucher_currency AS currency, referee_minimum_order_amount AS minimum,
+            referee_validity_days AS validity_days, landing_url
+     FROM referral_programs WHERE store_id = $1`,
+    [storeId],
+  );
+  const row = rows[0];
+  return (
+    row && {
+      active: row.active,
+      referrerBonus: row.referrer_bonus,
+      refereeVoucher: {
+        kind: row.kind,
+        value: row.value === null ? null : Number(row.value),
+        currency: row.currency,
+        minimumOrderAmount: row.minimum === null ? null : Number(row.minimum),
+        validityDays: row.validity_days,
+      },
+      landingUrl: row.landing_url,
+    }
+  );
+}
+
+export async function saveReferralProgram(
+  db: Queryable,
+  storeId: number,
+  program: ReferralProgram,
+): Promise<void> {
+  const voucher = program.refereeVoucher;
+  await db.query(
+    `INSERT INTO referral_programs
+       (store_id, active, referrer_bonus, referee_voucher_kind, referee_voucher_value,
+        referee_voucher_currency, referee_minimum_order_amount, referee_validity_days, landing_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (store_id) DO UPDATE SET active = excluded.active,
+       referrer_bonus = excluded.referrer_bonus,
+       referee_voucher_kind = excluded.referee_voucher_kind,
+       referee_voucher_value = excluded.referee_voucher_value,
+       referee_voucher_currency = excluded.referee_voucher_currency,
+       referee_minimum_order_amount = excluded.referee_minimum_order_amount,
+       referee_validity_days = excluded.referee_validity_days,
+       landing_url = excluded.landing_url, updated_at = now()`,
+    [
+      storeId,
+      program.active,
+      program.referrerBonus,
+      voucher.kind,
+      voucher.value,
+      voucher.currency,
+      voucher.minimumOrderAmount,
+      voucher.validityDays,
+      program.landingUrl,
+    ],
+  );
+}
+
+/** The state of the store's referral of this (lower-cased) address, if there is one. */
+export async function findReferralStatus(
+  db: Queryable,
+  storeId: number,
+  email: string,
+): Promise<"pending" | "completed" | undefined> {
+  const { rows } = await db.query<{ status: "pending" | "completed" }>(
+    `SELECT status FROM referrals WHERE store_id = $1 AND email = $2`,
+    [storeId, email],
+  );
+  return rows[0]?.status;
+}
+
+export interface NewReferral {
+  storeId: number;
+  referrerCustomerId: number;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  language: string | null;
+  hashDigest: Buffer;
+  hashSealed: Buffer;
+  refereeCode: string;
+  referrerBonus: number;
+  refereeVoucher: VoucherTerms;
+}
+
+/**
+ * Records a pending referral and the job that sends its invitation, in one statement. Undefined
+ * when the address already has a referral (concurrent invitations: the unique index decides).
+ */
+export async function insertReferral(
+  db: Queryable,
+  referral: NewReferral,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ id: number }>(
+    `WITH inserted AS (
+       INSERT INTO referrals (store_id, referrer_customer_id, email, first_name, last_name,
+         language, hash_digest, hash_sealed, referee_code, referrer_bonus, referee_voucher)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (store_id, email) DO NOTHING
+       RETURNING id
+     )
+     SELECT id, graphile_worker.add_job('send-referral-invitation',
+                                        json_build_object('referralId', id))
+     FROM inserted`,
+    [
+      referral.storeId,
+      referral.referrerCustomerId,
+      referral.email,
+      referral.firstName,
+      referral.lastName,
+      referral.language,
+      referral.hashDigest,
+      referral.hashSealed,
+      referral.refereeCode,
+      referral.referrerBonus,
+      JSON.stringify(referral.refereeVoucher),
+    ],
+  );
+  return rows[0]?.id;
+}
+
+export interface RefereeCodeRow {
+  id: number;
+  storeId: number;
+  email: string;
+  refereeCode: string;
+  refereeVoucher: VoucherTerms;
+  issuedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+const REFEREE_COLUMNS = `id, store_id AS "storeId", email, referee_code AS "refereeCode",
+  referee_voucher AS "refereeVoucher", referee_code_issued_at AS "issuedAt",
+  referee_code_expires_at AS "expiresAt"`;
+
+export async function findReferralByDigest(
+  db: Queryable,
+  digest: Buffer,
+): Promise<RefereeCodeRow | undefined> {
+  const { rows } = await db.query<RefereeCodeRow>(
+    `SELECT ${REFEREE_COLUMNS} FROM referrals WHERE hash_digest = $1`,
+    [digest],
+  );
+  return rows[0];
+}
+
+/**
+ * Records that the platform made the referee's code. The first record stands: a concurrent
+ * request that made the same code again keeps the first expiry.
+ */
+export async function markRefereeCodeIssued(
+  db: Queryable,
+  referralId: number,
+  expiresAt: Date | null,
+): Promise<RefereeCodeRow> {
+  const { rows } = await db.query<RefereeCodeRow>(
+    `UPDATE referrals SET
+       referee_code_expires_at = CASE WHEN referee_code_issued_at IS NULL THEN $2
+                                      ELSE referee_code_expires_at END,
+       referee_code_issued_at = coalesce(referee_code_issued_at, now())
+     WHERE id = $1
+     RETURNING ${REFEREE_COLUMNS}`,
+    [referralId, expiresAt],
+  );
+  return rows[0] as RefereeCodeRow;
+}
+
+export interface InvitationRow {
+  id: number;
+  email: string;
+  firstName: string | null;
+  language: string | null;
+  hashSealed: Buffer | null;
+  sentAt: Date | null;
+  storeId: number;
+  storeName: string;
+  storeDomain: string;
+  storeLanguage: string;
+  landingUrl: string | null;
+  referrerFirstName: string | null;
+  referrerLastName: string | null;
+  refereeVoucher: VoucherTerms;
+}
+
+/** What the invitation email says, gathered in one query. */
+export async function findInvitation(
+  db: Queryable,
+  referralId: number,
+): Promise<InvitationRow | undefined> {
+  const { rows } = await db.query<InvitationRow>(
+    `SELECT r.id, r.email, r.first_name AS "firstName", r.language,
+            r.hash_sealed AS "hashSealed", r.invitation_sent_at AS "sentAt",
+            s.id AS "storeId", s.name AS "storeName", s.domain AS "storeDomain",
+            s.language AS "storeLanguage", p.landing_url AS "landingUrl",
+            c.first_name AS "referrerFirstName", c.last_name AS "referrerLastName",
+            r.referee_voucher AS "refereeVoucher"
+     FROM referrals r
+     JOIN stores s ON s.id = r.store_id
+     JOIN customers c ON c.id = r.referrer_customer_id
+     LEFT JOIN referral_programs p ON p.store_id = r.store_id
+     WHERE r.id = $1`,
+    [referralId],
+  );
+  return rows[0];
+}
+
+export async function markInvitationSent(db: Queryable, referralId: number): Promise<void> {
+  await db.query(`UPDATE referrals SET invitation_sent_at = now() WHERE id = $1`, [referralId]);
+}
+
+export interface CompletedReferral {
+  id: number;
+  referrerCustomerId: number;
+  referrerBonus: number;
+}
+
+/**
+ * Completes the store's pending referrals of these customers' addresses: their first order is
+ * being credited. Returns what the referrers earn. A referrer who ordered under the address
+ * they invited referred nobody: that referral stays pending.
+ */
+export async function completeReferrals(
+  db: Queryable,
+  storeId: number,
+  referees: readonly { customerId: number; email: string }[],
+): Promise<CompletedReferral[]> {
+  if (referees.length === 0) return [];
+  const { rows } = await db.query<CompletedReferral>(
+    `UPDATE referrals r SET status = 'completed', referee_customer_id = c.customer_id,
+       completed_at = now()
+     FROM unnest($2::bigint[], $3::text[]) AS c(customer_id, email)
+     WHERE r.store_id = $1 AND r.status = 'pending' AND r.email = lower(c.email)
+       AND r.referrer_customer_id <> c.customer_id
+     RETURNING r.id, r.referrer_customer_id AS "referrerCustomerId",
+               r.referrer_bonus AS "referrerBonus"`,
+    [storeId, referees.map((referee) => referee.customerId), referees.map((r) => r.email)],
+  );
+  return rows;
+}

@@ -1,0 +1,244 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  referralProgramSchema,
+  type CreateReferralRequest,
+  type CreateReferralResponse,
+  type RefereeCodeResponse,
+  type ReferralProgramInput,
+} from "@loyalty/shared-types";
+import type pg from "pg";
+import type { Logger } from "pino";
+import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import type { SecretBox } from "../../crypto/secrets.js";
+import { withTransaction } from "../../db/pool.js";
+import type { Queryable } from "../../db/pool.js";
+import { AppError } from "../../http/app-error.js";
+import { parseRequest } from "../../http/validate.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { ensureCustomer, findCustomerIdByEmail } from "../customers/customers.repository.js";
+import { newDiscountCode } from "../platforms/discount-codes.js";
+import { PlatformError } from "../platforms/platform.types.js";
+import type { PlatformsService } from "../platforms/platforms.service.js";
+import { platformFailure } from "../rewards/rewards.service.js";
+import { invitationEmail } from "./referral-email.js";
+import {
+  findInvitation,
+  findReferralByDigest,
+  findReferralProgram,
+  findReferralStatus,
+  insertReferral,
+  markInvitationSent,
+  markRefereeCodeIssued,
+  saveReferralProgram,
+} from "./referrals.repository.js";
+
+const DAY_MS = 86_400_000;
+/** The query parameter of the invitation's link that carries the referral hash. */
+export const REFERRAL_LINK_PARAMETER = "loyalty_referral";
+
+function digestOf(hash: string): Buffer {
+  return createHash("sha256").update(hash, "utf8").digest();
+}
+
+/** Binds a referral hash's ciphertext to its store. */
+function sealContext(storeId: number): string {
+  return `referral_hash:${storeId}`;
+}
+
+function selfReferral(): AppError {
+  return new AppError("validation-failed", "A customer cannot refer their own address.", [
+    {
+      location: "body",
+      pointer: "/email",
+      message: "is the referrer's own address",
+      code: "self_referral",
+    },
+  ]);
+}
+
+function refusalFor(status: "pending" | "completed"): AppError {
+  return status === "pending"
+    ? new AppError("referral-already-pending", "This address was already invited.")
+    : new AppError("referral-already-completed", "This address was already referred.");
+}
+
+/**
+ * Referrals: a customer invites an address (POST /point/referral), the invited person turns the
+ * hash of the invitation into their discount code (POST /reward/referral/get-referee-code), and
+ * the referral completes with their first order (see OrdersService), earning the referrer the
+ * programme's bonus.
+ */
+export class ReferralsService {
+  readonly #secrets: SecretBox;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    secrets: SecretBox,
+    private readonly platforms: PlatformsService,
+    private readonly mailer: Mailer,
+    private readonly logger: Logger,
+  ) {
+    this.#secrets = secrets;
+  }
+
+  /** Sets the store's referral programme; errors name the fields. */
+  async saveProgram(
+    storeId: number,
+    input: ReferralProgramInput,
+    db: Queryable = this.pool,
+  ): Promise<void> {
+    await saveReferralProgram(db, storeId, parseRequest(referralProgramSchema, input, "body"));
+  }
+
+  /**
+   * Registers the referral and queues its invitation. Refused, in the spec's order, when the
+   * address belongs to a customer (of the service or of the store's platform), when it has a
+   * pending referral, when its referral completed. Nothing is written for a refusal.
+   */
+  async create(
+    store: AuthenticatedStore,
+    referrerExternalId: number,
+    request: CreateReferralRequest,
+  ): Promise<CreateReferralResponse> {
+    const email = request.email.toLowerCase();
+    const program = await findReferralProgram(this.pool, store.id);
+    if (!program?.active) {
+      throw new AppError("validation-failed", "This store runs no referral programme.");
+    }
+    const customerWithEmail = await findCustomerIdByEmail(this.pool, store.id, email);
+    if (customerWithEmail !== undefined) {
+      if (customerWithEmail === referrerExternalId) throw selfReferral();
+      throw new AppError(
+        "referral-customer-already-exists",
+        "This address already belongs to a customer of the store.",
+      );
+    }
+    await this.refuseCustomersOfThePlatform(store.id, referrerExternalId, email);
+    const status = await findReferralStatus(this.pool, store.id, email);
+    if (status) throw refusalFor(status);
+
+    const hash = randomBytes(32).toString("base64url");
+    const id = await withTransaction(this.pool, async (tx) => {
+      const referrer = await ensureCustomer(tx, store.id, referrerExternalId);
+      if (referrer.email?.toLowerCase() === email) throw selfReferral();
+      return insertReferral(tx, {
+        storeId: store.id,
+        referrerCustomerId: referrer.id,
+        email,
+        firstName: request.firstName ?? null,
+        lastName: request.lastName ?? null,
+        language: request.language ?? null,
+        hashDigest: digestOf(hash),
+        hashSealed: this.#secrets.encrypt(hash, sealContext(store.id)),
+        refereeCode: newDiscountCode(),
+        referrerBonus: program.referrerBonus,
+        refereeVoucher: program.refereeVoucher,
+      });
+    });
+    if (id === undefined) {
+      // Another invitation of the same address committed first.
+      throw refusalFor((await findReferralStatus(this.pool, store.id, email)) ?? "pending");
+    }
+    return { hash, status: "pending", email };
+  }
+
+  /**
+   * The store's platform may know the address (a shopper who never ordered through the
+   * programme). The referral operation has no platform errors: a platform that fails is
+   * logged, and the service's own customers decide.
+   */
+  private async refuseCustomersOfThePlatform(
+    storeId: number,
+    referrerExternalId: number,
+    email: string,
+  ): Promise<void> {
+    let found: { id: string } | null;
+    try {
+      const platform = await this.platforms.adapterFor(storeId);
+      // The sandbox's customers are the service's own, already looked at.
+      if (platform.kind === "sandbox") return;
+      found = await platform.findCustomerByEmail(email);
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      this.logger.warn(
+        { storeId, reason: error.reason, err: error.message },
+        "referral check: the store's platform failed, only the service's customers were checked",
+      );
+      return;
+    }
+    if (!found) return;
+    if (found.id === String(referrerExternalId)) throw selfReferral();
+    throw new AppError(
+      "referral-customer-already-exists",
+      "This address already belongs to a customer of the store.",
+    );
+  }
+
+  /**
+   * The referee's code, made on the platform the first time it is asked for: the code text was
+   * drawn with the referral, and platforms create it idempotently, so concurrent first requests
+   * make one code and every request answers the same.
+   */
+  async refereeCode(hash: string): Promise<RefereeCodeResponse> {
+    let referral = await findReferralByDigest(this.pool, digestOf(hash));
+    if (!referral) throw new AppError("not-found", "No referral has this hash.");
+    if (!referral.issuedAt) {
+      const terms = referral.refereeVoucher;
+      const expiresAt = terms.validityDays
+        ? new Date(Date.now() + terms.validityDays * DAY_MS)
+        : null;
+      try {
+        const platform = await this.platforms.adapterFor(referral.storeId);
+        await platform.createDiscountCode({
+          code: referral.refereeCode,
+          title: "Referral welcome offer",
+          terms,
+          customer: { externalId: null, email: referral.email },
+          startsAt: new Date(),
+          expiresAt,
+        });
+      } catch (error) {
+        if (error instanceof PlatformError) {
+          throw platformFailure(error, this.logger, {
+            storeId: referral.storeId,
+            referralId: referral.id,
+          });
+        }
+        throw error;
+      }
+      referral = await markRefereeCodeIssued(this.pool, referral.id, expiresAt);
+    }
+    return {
+      code: referral.refereeCode,
+      voucher: referral.refereeVoucher,
+      expiresAt: referral.expiresAt?.toISOString() ?? null,
+    };
+  }
+
+  /**
+   * Sends a referral's invitation (the job queued with it). A failure throws: the job queue
+   * retries it with backoff, so an SMTP server that is down delays the invitation, no more.
+   * Sent at least once: a crash between the sending and its record sends it again.
+   */
+  async sendInvitation(referralId: number): Promise<void> {
+    const invitation = await findInvitation(this.pool, referralId);
+    if (!invitation || invitation.sentAt || !invitation.hashSealed) return;
+    const hash = this.#secrets.decrypt(invitation.hashSealed, sealContext(invitation.storeId));
+    const link = new URL(invitation.landingUrl ?? `${invitation.storeDomain}/`);
+    link.searchParams.set(REFERRAL_LINK_PARAMETER, hash);
+    await this.mailer.send(
+      invitationEmail({
+        language: invitation.language ?? invitation.storeLanguage,
+        to: invitation.email,
+        storeName: invitation.storeName || new URL(invitation.storeDomain).host,
+        // The first name only: the invited person learns who invites them, no more.
+        referrerName: invitation.referrerFirstName,
+        refereeFirstName: invitation.firstName,
+        terms: invitation.refereeVoucher,
+        link: link.href,
+      }),
+    );
+    await markInvitationSent(this.pool, referralId);
+    this.logger.info({ referralId, storeId: invitation.storeId }, "referral invitation sent");
+  }
+}

@@ -1,0 +1,54 @@
+import {
+  claimRewardRequestSchema,
+  rewardListQuerySchema,
+  type ClaimRefusal,
+} from "@loyalty/shared-types";
+import { Router } from "express";
+import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import { hmacAuth } from "../../auth/hmac.middleware.js";
+import { noStoreUntilSent, sendCachedSection } from "../../http/cacheable.js";
+import { parseRequest } from "../../http/validate.js";
+import type { AppContext } from "../../runtime.js";
+import type { RewardsService } from "./rewards.service.js";
+
+/**
+ * GET /reward/list (public, `domain`): a storefront read, served from memory. Its only errors
+ * are not-found and the revision reasons: a missing or unknown domain is not-found.
+ */
+export function rewardListRoutes(context: AppContext, rewards: RewardsService): Router {
+  const send = sendCachedSection(context.config.storefrontMaxAge);
+  const router = Router();
+  router.get("/reward/list", noStoreUntilSent, (req, res) => {
+    const { domain } = parseRequest(rewardListQuerySchema, req.query, "query", "not-found");
+    return send(res, rewards.list(domain));
+  });
+  return router;
+}
+
+/**
+ * POST /reward/claim/{externalId} (HMAC). 201 with the code; a refused exchange is 404 with
+ * `application/json` and `code: null` (not a problem object), in every revision.
+ */
+export function rewardClaimRoutes(context: AppContext, rewards: RewardsService): Router {
+  const router = Router();
+  router.post(
+    "/reward/claim/:externalId",
+    hmacAuth(context.services.apiKeys, "path"),
+    async (req, res) => {
+      const { rewardId } = parseRequest(claimRewardRequestSchema, req.body, "body");
+      const outcome = await rewards.claim(
+        req.store as AuthenticatedStore,
+        req.customerExternalId as number,
+        rewardId,
+      );
+      res.set("Cache-Control", "no-store");
+      if ("refusal" in outcome) {
+        const refusal: ClaimRefusal = outcome.refusal;
+        res.status(404).json(refusal);
+        return;
+      }
+      res.status(201).json(outcome.claim);
+    },
+  );
+  return router;
+}

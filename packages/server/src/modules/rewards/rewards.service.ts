@@ -1,0 +1,291 @@
+import type {
+  ClaimRefusal,
+  ClaimRewardResponse,
+  Voucher,
+  RewardListResponse,
+} from "@loyalty/shared-types";
+import type pg from "pg";
+import type { Logger } from "pino";
+import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import { withTransaction } from "../../db/pool.js";
+import { AppError } from "../../http/app-error.js";
+import { recordEvents } from "../events/events.repository.js";
+import { appendLedgerEntries } from "../ledger/ledger.repository.js";
+import { newDiscountCode } from "../platforms/discount-codes.js";
+import { PlatformError } from "../platforms/platform.types.js";
+import type { PlatformsService } from "../platforms/platforms.service.js";
+import type {
+  CachedSection,
+  MaybePromise,
+  StorefrontCache,
+  StorefrontSection,
+} from "../storefront/storefront.cache.js";
+import {
+  confirmClaim,
+  findClaimableReward,
+  findStaleClaims,
+  insertReservedClaim,
+  listObtainableRewards,
+  lockAndCountIssued,
+  lockClaimingCustomer,
+  notifyRewardsChanged,
+  releaseClaim,
+  type SettledClaim,
+} from "./rewards.repository.js";
+
+const DAY_MS = 86_400_000;
+
+/** What a claim came to: the code, or the refusal the spec answers with 404 `code: null`. */
+export type ClaimOutcome = { claim: ClaimRewardResponse } | { refusal: ClaimRefusal };
+
+/** A claim whose points are held, waiting for the platform's code. */
+interface Reservation {
+  claimId: number;
+  code: string;
+  points: number;
+  rewardId: number;
+  rewardName: string;
+  voucher: Voucher;
+  expiresAt: Date | null;
+  customer: { externalId: number; email: string | null };
+}
+
+/** Safe to show a storefront: the platform's own words stay in the log. */
+const PLATFORM_DETAIL = {
+  "platform-credentials-rejected":
+    "The store's platform refused the credentials registered for the store.",
+  "platform-resource-not-found":
+    "The store's platform does not expose the discount codes the service needs.",
+  "platform-request-rejected": "The store's platform refused to create the discount code.",
+  "platform-unavailable": "The store's platform did not answer. Retry in a moment.",
+} as const;
+
+/** The AppError a platform failure answers with; the platform's message is logged here. */
+export function platformFailure(
+  error: PlatformError,
+  logger: Logger,
+  context: Record<string, unknown>,
+): AppError {
+  logger.warn({ ...context, reason: error.reason, err: error.message }, "store platform failed");
+  return new AppError(error.reason, PLATFORM_DETAIL[error.reason], undefined, { cause: error });
+}
+
+/**
+ * The reward catalogue and claims: GET /reward/list and POST /reward/claim/{externalId}.
+ *
+ * A claim holds the reward's cost on the customer's points (balance - held >= cost, under the
+ * customer's row lock: concurrent claims never overdraw), asks the platform for a single-use
+ * code, then turns the hold into a ledger debit, or releases it when the platform fails. A
+ * process that dies in between leaves a reserved claim, which `reconcileStaleClaims` settles:
+ * confirmed when the platform has the code, released when it has not.
+ */
+export class RewardsService {
+  /** The store's obtainable rewards, as the JSON text the list answers with. */
+  private readonly catalogue: StorefrontSection<string>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly storefront: StorefrontCache,
+    private readonly platforms: PlatformsService,
+    private readonly logger: Logger,
+    /** Age after which a reserved claim's request is presumed dead (CLAIM_RECONCILE_AFTER_MS). */
+    private readonly reconcileAfterMs: number,
+  ) {
+    this.catalogue = {
+      load: async (store) => {
+        const rewards: RewardListResponse = await listObtainableRewards(pool, store.id);
+        const json = JSON.stringify(rewards);
+        return { value: json, version: json };
+      },
+    };
+  }
+
+  /** The list's JSON text; undefined when no store has the domain. Synchronous when cached. */
+  list(domain: string): MaybePromise<CachedSection<string> | undefined> {
+    return this.storefront.section(domain, this.catalogue);
+  }
+
+  async claim(
+    store: AuthenticatedStore,
+    externalId: number,
+    rewardId: number,
+  ): Promise<ClaimOutcome> {
+    const reserved = await this.reserve(store, externalId, rewardId);
+    if ("refusal" in reserved) return reserved;
+    const context = { storeId: store.id, claimId: reserved.claimId, rewardId };
+    try {
+      const platform = await this.platforms.adapterFor(store.id);
+      await platform.createDiscountCode({
+        code: reserved.code,
+        title: reserved.rewardName,
+        terms: reserved.voucher,
+        customer: reserved.customer,
+        startsAt: new Date(),
+        expiresAt: reserved.expiresAt,
+      });
+    } catch (error) {
+      // The points go back; should this fail too, the reconciliation job gives them back.
+      const reason = error instanceof PlatformError ? error.reason : "internal-server-error";
+      await this.release(reserved.claimId, reason).catch((releaseError: unknown) =>
+        this.logger.error(
+          { ...context, err: releaseError },
+          "claim not released: the reconciliation job will settle it",
+        ),
+      );
+      if (error instanceof PlatformError) throw platformFailure(error, this.logger, context);
+      throw error;
+    }
+    const balance = await this.confirm(reserved.claimId);
+    // Only a reconciliation could have settled it first, and it waits far longer than any
+    // request lives: should it happen all the same, the log says which claim to look at.
+    if (balance === undefined) throw new Error(`claim ${reserved.claimId} was settled meanwhile`);
+    return {
+      claim: {
+        code: reserved.code,
+        rewardId: reserved.rewardId,
+        pointsSpent: reserved.points,
+        balance,
+        expiresAt: reserved.expiresAt?.toISOString() ?? null,
+        voucher: reserved.voucher,
+      },
+    };
+  }
+
+  /**
+   * Settles the claims whose request died between the reservation and the platform's answer.
+   * The platform says whether it made the code: if so the customer spent the points (the code
+   * is in their history), if not they get them back. A platform that does not answer leaves
+   * the claim for the next run.
+   */
+  async reconcileStaleClaims(
+    olderThanMs = this.reconcileAfterMs,
+  ): Promise<{ confirmed: number; released: number }> {
+    const outcome = { confirmed: 0, released: 0 };
+    for (const stale of await findStaleClaims(this.pool, olderThanMs, 100)) {
+      const context = { storeId: stale.storeId, claimId: stale.id };
+      let exists: boolean;
+      try {
+        const platform = await this.platforms.adapterFor(stale.storeId);
+        exists = await platform.discountCodeExists(stale.code);
+      } catch (error) {
+        this.logger.warn({ ...context, err: error }, "stale claim left for the next run");
+        continue;
+      }
+      if (exists) {
+        if ((await this.confirm(stale.id)) !== undefined) outcome.confirmed += 1;
+      } else if (await this.release(stale.id, "interrupted before the platform made the code")) {
+        outcome.released += 1;
+      }
+    }
+    if (outcome.confirmed + outcome.released > 0) {
+      this.logger.warn(outcome, "settled claims interrupted between reservation and confirmation");
+    }
+    return outcome;
+  }
+
+  /** Holds the reward's cost on the customer's points, or says why the claim is refused. */
+  private async reserve(
+    store: AuthenticatedStore,
+    externalId: number,
+    rewardId: number,
+  ): Promise<Reservation | { refusal: ClaimRefusal }> {
+    return withTransaction(this.pool, async (tx) => {
+      const customer = await lockClaimingCustomer(tx, store.id, externalId);
+      if (!customer) {
+        throw new AppError("not-found", "The store has no customer with this externalId.");
+      }
+      const reward = await findClaimableReward(tx, store.id, rewardId);
+      if (!reward) {
+        throw new AppError("validation-failed", "The store has no reward with this rewardId.", [
+          {
+            location: "body",
+            pointer: "/rewardId",
+            message: "the store has no reward with this id",
+            code: "not_found",
+          },
+        ]);
+      }
+      const { voucher } = reward;
+      if (!voucher?.active) return { refusal: { code: null, reason: "voucher-inactive" } };
+      let issued = 0;
+      if (voucher.usageLimit !== null) {
+        issued = await lockAndCountIssued(tx, voucher.id);
+        if (issued >= voucher.usageLimit) {
+          return { refusal: { code: null, reason: "usage-limit-reached" } };
+        }
+      }
+      if (customer.available < reward.triggerValue) {
+        return { refusal: { code: null, reason: "insufficient-balance" } };
+      }
+      const code = newDiscountCode();
+      const expiresAt =
+        voucher.validityDays === null ? null : new Date(Date.now() + voucher.validityDays * DAY_MS);
+      const claimId = await insertReservedClaim(tx, {
+        storeId: store.id,
+        customerId: customer.id,
+        rewardId: reward.id,
+        voucherId: voucher.id,
+        points: reward.triggerValue,
+        code,
+        expiresAt,
+      });
+      // Its last code: the voucher leaves every process's reward list.
+      if (voucher.usageLimit !== null && issued + 1 >= voucher.usageLimit) {
+        await notifyRewardsChanged(tx, store.id);
+      }
+      const { id: _id, active: _active, ...shown } = voucher;
+      return {
+        claimId,
+        code,
+        points: reward.triggerValue,
+        rewardId: reward.id,
+        rewardName: reward.name,
+        voucher: shown,
+        expiresAt,
+        customer: { externalId, email: customer.email },
+      };
+    });
+  }
+
+  /**
+   * Turns the hold into the ledger's debit and records REWARD_OBTAINED, in one transaction.
+   * Returns the balance after; undefined when the claim had already been settled.
+   */
+  private confirm(claimId: number): Promise<number | undefined> {
+    return withTransaction(this.pool, async (tx) => {
+      const claim = await confirmClaim(tx, claimId);
+      if (!claim) return undefined;
+      const [balance] = await appendLedgerEntries(tx, [
+        {
+          storeId: claim.storeId,
+          customerId: claim.customerId,
+          kind: "reward_redemption",
+          points: -claim.points,
+          claimId: claim.id,
+        },
+      ]);
+      await recordEvents(tx, claim.storeId, [
+        {
+          type: "REWARD_OBTAINED",
+          data: {
+            customer: { externalId: claim.customerExternalId },
+            rewardId: claim.rewardId,
+            points: claim.points,
+            balance: balance as number,
+          },
+        },
+      ]);
+      return balance;
+    });
+  }
+
+  /** Gives the held points back. False when the claim had already been settled. */
+  private release(claimId: number, reason: string): Promise<boolean> {
+    return withTransaction(this.pool, async (tx) => {
+      const claim: SettledClaim | undefined = await releaseClaim(tx, claimId, reason);
+      // A limited voucher got a code back: it may return to the reward list.
+      if (claim?.limited) await notifyRewardsChanged(tx, claim.storeId);
+      return claim !== undefined;
+    });
+  }
+}

@@ -1,0 +1,148 @@
+import type {
+  CartConfig,
+  ProductPointsConfig,
+  ProgramPresentationConfig,
+  WidgetKind,
+} from "@loyalty/shared-types";
+
+export interface WidgetConfigs {
+  cart: CartConfig;
+  "product-points": ProductPointsConfig;
+  "program-presentation": ProgramPresentationConfig;
+}
+
+/**
+ * What a widget shows until the back-office configures it, in the store's default language:
+ * a store that pasted the script tag sees a working widget on day one. Colours are left unset
+ * ("") so that the widgets paint with the store's branding colour.
+ */
+const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
+  en: {
+    cart: {
+      enabled: true,
+      title: "Loyalty points",
+      earnTemplate: "This order earns you {points} points",
+      showBalance: true,
+      balanceTemplate: "You have {points} points",
+      showRewards: true,
+      claimButtonText: "Use my points",
+      signedOutText: "Sign in to use your points",
+      accentColor: "",
+    },
+    "product-points": {
+      enabled: true,
+      template: "Earn {points} points with this product",
+      hideWhenZero: true,
+      showIcon: true,
+      textColor: "",
+      accentColor: "",
+    },
+    "program-presentation": {
+      header: {
+        backgroundImageUrl: "",
+        mobileBackgroundImageUrl: "",
+        imageFit: "cover",
+        mobileLayout: "stacked",
+        contentPosition: "center",
+        contentCard: false,
+        backgroundColor: "",
+        textColor: "#ffffff",
+        primaryButtonText: "How to earn points",
+        primaryButtonAction: "scroll-points",
+        primaryButtonUrl: "",
+        secondaryButtonText: "See the rewards",
+        secondaryButtonAction: "scroll-redeem",
+        secondaryButtonUrl: "",
+        text: "Earn points with every order and turn them into rewards.",
+        isRawHtml: false,
+      },
+      sections: {
+        howToEarn: {
+          enabled: true,
+          title: "How to earn points",
+          items: [{ icon: "order", title: "Place an order", text: "Every order earns points." }],
+        },
+        rewards: { enabled: true, title: "Rewards", emptyText: "No reward yet: come back soon." },
+        history: {
+          enabled: true,
+          title: "Your points",
+          signedOutText: "Sign in to see your points.",
+        },
+        faq: { enabled: false, title: "Questions", items: [] },
+      },
+    },
+  },
+  fr: {
+    cart: {
+      enabled: true,
+      title: "Points de fidélité",
+      earnTemplate: "Cette commande vous rapporte {points} points",
+      showBalance: true,
+      balanceTemplate: "Vous avez {points} points",
+      showRewards: true,
+      claimButtonText: "Utiliser mes points",
+      signedOutText: "Connectez-vous pour utiliser vos points",
+      accentColor: "",
+    },
+    "product-points": {
+      enabled: true,
+      template: "Gagnez {points} points avec ce produit",
+      hideWhenZero: true,
+      showIcon: true,
+      textColor: "",
+      accentColor: "",
+    },
+    "program-presentation": {
+      header: {
+        backgroundImageUrl: "",
+        mobileBackgroundImageUrl: "",
+        imageFit: "cover",
+        mobileLayout: "stacked",
+        contentPosition: "center",
+        contentCard: false,
+        backgroundColor: "",
+        textColor: "#ffffff",
+        primaryButtonText: "Comment gagner des points",
+        primaryButtonAction: "scroll-points",
+        primaryButtonUrl: "",
+        secondaryButtonText: "Voir les récompenses",
+        secondaryButtonAction: "scroll-redeem",
+        secondaryButtonUrl: "",
+        text: "Gagnez des points à chaque commande et échangez-les contre des récompenses.",
+        isRawHtml: false,
+      },
+      sections: {
+        howToEarn: {
+          enabled: true,
+          title: "Comment gagner des points",
+          items: [
+            {
+              icon: "order",
+              title: "Passez commande",
+              text: "Chaque commande vous rapporte des points.",
+            },
+          ],
+        },
+        rewards: {
+          enabled: true,
+          title: "Récompenses",
+          emptyText: "Pas encore de récompense : revenez bientôt.",
+        },
+        history: {
+          enabled: true,
+          title: "Vos points",
+          signedOutText: "Connectez-vous pour voir vos points.",
+        },
+        faq: { enabled: false, title: "Questions", items: [] },
+      },
+    },
+  },
+};
+
+/** The default configuration of a widget in a store's language (`fr-CA` reads French). */
+export function defaultWidgetConfig<K extends WidgetKind>(
+  kind: K,
+  language: string,
+): WidgetConfigs[K] {
+  return (language.slice(0, 2) === "fr" ? DEFAULTS.fr : DEFAULTS.en)[kind];
+}

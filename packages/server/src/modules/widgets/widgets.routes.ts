@@ -1,0 +1,23 @@
+import { widgetConfigQuerySchema, widgetKindSchema } from "@loyalty/shared-types";
+import { Router } from "express";
+import { noStoreUntilSent, sendCachedSection } from "../../http/cacheable.js";
+import { parseRequest } from "../../http/validate.js";
+import type { AppContext } from "../../runtime.js";
+import type { WidgetsService } from "./widgets.service.js";
+
+/**
+ * GET /store/widget/cart, /store/widget/product-points and /store/widget/program-presentation
+ * (public, `domain`): storefront reads served from memory. Their only errors are not-found and
+ * the revision reasons: a missing or unknown domain is not-found.
+ */
+export function widgetsRoutes(context: AppContext, widgets: WidgetsService): Router {
+  const send = sendCachedSection(context.config.storefrontMaxAge);
+  const router = Router();
+  for (const kind of widgetKindSchema.options) {
+    router.get(`/store/widget/${kind}`, noStoreUntilSent, (req, res) => {
+      const { domain } = parseRequest(widgetConfigQuerySchema, req.query, "query", "not-found");
+      return send(res, widgets.configuration(domain, kind));
+    });
+  }
+  return router;
+}

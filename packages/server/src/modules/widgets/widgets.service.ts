@@ -1,0 +1,148 @@
+import {
+  widgetConfigSchemas,
+  type PresentationHeader,
+  type ProgramPresentationConfig,
+  type WidgetKind,
+} from "@loyalty/shared-types";
+import type pg from "pg";
+import type { Logger } from "pino";
+import sanitizeHtml from "sanitize-html";
+import type { Queryable } from "../../db/pool.js";
+import { parseRequest, toValidationIssues } from "../../http/validate.js";
+import type {
+  CachedSection,
+  MaybePromise,
+  StoreSummary,
+  StorefrontCache,
+  StorefrontSection,
+} from "../storefront/storefront.cache.js";
+import { defaultWidgetConfig, type WidgetConfigs } from "./widgets.defaults.js";
+import { findWidgetConfiguration, saveWidgetConfiguration } from "./widgets.repository.js";
+
+/**
+ * What a store may write in a banner: text formatting and links, nothing that runs or loads.
+ * Links opening a new tab cannot reach back to the store's page.
+ */
+const BANNER_HTML: sanitizeHtml.IOptions = {
+  allowedTags: [
+    "p",
+    "br",
+    "strong",
+    "b",
+    "em",
+    "i",
+    "u",
+    "s",
+    "small",
+    "span",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "blockquote",
+  ],
+  allowedAttributes: { a: ["href", "target", "rel"] },
+  allowedSchemes: ["http", "https", "mailto"],
+  allowedSchemesAppliedToAttributes: ["href"],
+  transformTags: {
+    a: (tagName, { target, rel: _rel, ...attribs }) => ({
+      tagName,
+      attribs: target === "_blank" ? { ...attribs, target, rel: "noopener noreferrer" } : attribs,
+    }),
+  },
+  exclusiveFilter: (frame) => frame.tag === "a" && !frame.attribs["href"],
+};
+
+/**
+ * The header as a storefront paints it: the spec's fallbacks applied (an empty mobile image
+ * reuses the desktop one; an unset background is the branding colour) and raw HTML sanitised,
+ * here, once per configuration, so that no browser has to carry a sanitiser.
+ */
+function servedHeader(header: PresentationHeader, brandingColor: string): PresentationHeader {
+  return {
+    ...header,
+    mobileBackgroundImageUrl: header.mobileBackgroundImageUrl || (header.backgroundImageUrl ?? ""),
+    backgroundColor: header.backgroundColor || brandingColor,
+    ...(header.isRawHtml && header.text !== undefined
+      ? { text: sanitizeHtml(header.text, BANNER_HTML) }
+      : {}),
+  };
+}
+
+/**
+ * GET /store/widget/{cart,product-points,program-presentation}: the configuration the
+ * back-office saved for each widget, validated by the shared schemas, with the store's
+ * language, currency and branding colour. Served from memory like the other storefront reads,
+ * and forgotten when the configuration or the store changes.
+ */
+export class WidgetsService {
+  /** Each widget's response body, as JSON text, per store. */
+  private readonly sections: Record<WidgetKind, StorefrontSection<string>>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly storefront: StorefrontCache,
+    private readonly logger: Logger,
+  ) {
+    const section = (kind: WidgetKind): StorefrontSection<string> => ({
+      load: async (store) => {
+        const config = await this.load(store, kind);
+        const { domain, language, currency, brandingColor } = store;
+        const json = JSON.stringify({
+          store: { domain, language, currency, brandingColor },
+          config,
+        });
+        return { value: json, version: json };
+      },
+    });
+    this.sections = {
+      cart: section("cart"),
+      "product-points": section("product-points"),
+      "program-presentation": section("program-presentation"),
+    };
+  }
+
+  /** The response body as JSON text; undefined when no store has the domain. */
+  configuration(domain: string, kind: WidgetKind): MaybePromise<CachedSection<string> | undefined> {
+    return this.storefront.section(domain, this.sections[kind]);
+  }
+
+  /** Saves a widget's configuration; a configuration the schema refuses is 400 naming the fields. */
+  async save<K extends WidgetKind>(
+    storeId: number,
+    kind: K,
+    config: unknown,
+    db: Queryable = this.pool,
+  ): Promise<WidgetConfigs[K]> {
+    const valid = parseRequest(widgetConfigSchemas[kind], config, "body") as WidgetConfigs[K];
+    await saveWidgetConfiguration(db, storeId, kind, valid);
+    return valid;
+  }
+
+  /**
+   * The saved configuration, or the default one while there is none. A saved configuration the
+   * schema refuses (written around the back-office, or by an older version) is logged with its
+   * issues and replaced by the default: a storefront never breaks on it.
+   */
+  private async load(store: StoreSummary, kind: WidgetKind): Promise<WidgetConfigs[WidgetKind]> {
+    const saved = await findWidgetConfiguration(this.pool, store.id, kind);
+    let config: WidgetConfigs[WidgetKind] = defaultWidgetConfig(kind, store.language);
+    if (saved !== undefined) {
+      const parsed = widgetConfigSchemas[kind].safeParse(saved);
+      if (parsed.success) config = parsed.data;
+      else {
+        this.logger.error(
+          { storeId: store.id, widget: kind, issues: toValidationIssues(parsed.error, "body") },
+          "saved widget configuration is invalid: serving the default one",
+        );
+      }
+    }
+    if (kind !== "program-presentation") return config;
+    const presentation = config as ProgramPresentationConfig;
+    return { ...presentation, header: servedHeader(presentation.header, store.brandingColor) };
+  }
+}
