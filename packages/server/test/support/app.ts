@@ -127,7 +127,7 @@ export function basic(key: string, password = ""): string {
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(
-  check: () => Promise<T | undefined>,
+  check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 10_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

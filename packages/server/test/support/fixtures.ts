@@ -1,4 +1,6 @@
+import { createHmac } from "node:crypto";
 import type pg from "pg";
+import { appendLedgerEntries } from "../../src/modules/ledger/ledger.repository.js";
 import type { TestApp } from "./app.js";
 import { basic } from "./app.js";
 
@@ -52,4 +54,76 @@ export async function pointsOf(pool: pg.Pool, storeId: number, externalId: numbe
     [storeId, externalId],
   );
   return rows[0];
+}
+
+/** The customer hash as a store's server computes it (HMAC-SHA512 keyed `<reference>:<key>`). */
+export function hashFor(reference: string, key: string, externalId: number): string {
+  return createHmac("sha512", `${reference}:${key}`).update(String(externalId)).digest("hex");
+}
+
+/** A customer holding `points`, credited by a manual adjustment as the back-office would. */
+export async function customerWithPoints(
+  pool: pg.Pool,
+  storeId: number,
+  externalId: number,
+  points: number,
+  email: string | null = null,
+): Promise<number> {
+  const { rows } = await pool.query<{ id: number }>(
+    `INSERT INTO customers (store_id, external_id, email) VALUES ($1, $2, $3) RETURNING id`,
+    [storeId, externalId, email],
+  );
+  const customerId = (rows[0] as { id: number }).id;
+  if (points !== 0) {
+    await appendLedgerEntries(pool, [
+      { storeId, customerId, kind: "manual_adjustment", points, note: "test credit" },
+    ]);
+  }
+  return customerId;
+}
+
+export interface RewardFixture {
+  name?: string;
+  triggerValue: number;
+  kind?: "fixed_amount" | "percentage" | "free_shipping";
+  value?: number | null;
+  currency?: string | null;
+  minimumOrderAmount?: number | null;
+  validityDays?: number | null;
+  usageLimit?: number | null;
+  active?: boolean;
+}
+
+/** A reward with its first voucher version; returns both ids. */
+export async function addReward(
+  pool: pg.Pool,
+  storeId: number,
+  reward: RewardFixture,
+): Promise<{ rewardId: number; voucherId: number }> {
+  const kind = reward.kind ?? "fixed_amount";
+  const { rows } = await pool.query<{ reward_id: number; voucher_id: number }>(
+    `WITH r AS (
+       INSERT INTO rewards (store_id, name, description, trigger_value)
+       VALUES ($1, $2, $3, $4) RETURNING id
+     )
+     INSERT INTO voucher_versions (reward_id, version, kind, value, currency,
+                                   minimum_order_amount, validity_days, usage_limit, active)
+     SELECT r.id, 1, $5, $6, $7, $8, $9, $10, $11 FROM r
+     RETURNING reward_id, id AS voucher_id`,
+    [
+      storeId,
+      reward.name ?? `Reward ${reward.triggerValue}`,
+      `Costs ${reward.triggerValue} points`,
+      reward.triggerValue,
+      kind,
+      reward.value === undefined ? (kind === "free_shipping" ? null : 5) : reward.value,
+      reward.currency === undefined ? (kind === "fixed_amount" ? "EUR" : null) : reward.currency,
+      reward.minimumOrderAmount ?? null,
+      reward.validityDays === undefined ? 30 : reward.validityDays,
+      reward.usageLimit ?? null,
+      reward.active ?? true,
+    ],
+  );
+  const row = rows[0] as { reward_id: number; voucher_id: number };
+  return { rewardId: row.reward_id, voucherId: row.voucher_id };
 }

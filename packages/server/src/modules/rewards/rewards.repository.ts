@@ -126,8 +126,11 @@ export async function findClaimableReward(
  * five. Unlimited vouchers never come here.
  */
 export async function lockAndCountIssued(db: Queryable, voucherId: number): Promise<number> {
+  await db.query(`SELECT 1 FROM voucher_versions WHERE id = $1 FOR NO KEY UPDATE`, [voucherId]);
+  // A statement of its own: one that waited for the lock would count with the snapshot it took
+  // before waiting, blind to the claims committed meanwhile.
   const { rows } = await db.query<{ issued: number }>(
-    `SELECT ${ISSUED} AS issued FROM voucher_versions v WHERE v.id = $1 FOR NO KEY UPDATE`,
+    `SELECT ${ISSUED} AS issued FROM voucher_versions v WHERE v.id = $1`,
     [voucherId],
   );
   return rows[0]?.issued ?? 0;
