@@ -16,6 +16,13 @@ export const SHOPIFY_API_VERSION = "2026-10";
 const platformUrlSchema = z
   .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
   .max(2048)
+  // Credentials have fields of their own; in the URL they would be logged and refused by fetch.
+  .refine((url) => {
+    // Refinements also run on what the URL check refused: that one is already reported.
+    if (!URL.canParse(url)) return true;
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  }, "must not contain a user name or password")
   .transform((url) => url.replace(/\/+$/, ""));
 
 const secret = (what: string) => z.string().trim().min(1, `${what} is required`).max(2048);
@@ -44,7 +51,10 @@ export const platformConnectionSchema = z.discriminatedUnion("platform", [
       .string()
       .regex(/^\d{4}-(01|04|07|10)$/, "must be a Shopify API version such as 2026-10")
       // Code discounts name their customers with `context` from 2025-10 on.
-      .refine((version) => version >= "2025-10", "must be 2025-10 or later")
+      .refine(
+        (version) => !/^\d{4}-\d{2}$/.test(version) || version >= "2025-10",
+        "must be 2025-10 or later",
+      )
       .default(SHOPIFY_API_VERSION),
   }),
   z.object({

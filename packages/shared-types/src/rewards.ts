@@ -33,14 +33,20 @@ export const voucherTermsInputSchema = voucherTermsSchema.superRefine((terms, ct
     ctx.addIssue({ code: "custom", path: [path], message });
   if (terms.kind === "free_shipping") {
     if (terms.value !== null) issue("value", "must be null for free shipping");
-    return;
+  } else if (terms.value === null) {
+    issue("value", `is required for ${terms.kind}`);
+  } else if (terms.value === 0) {
+    issue("value", "must be more than 0");
   }
-  if (terms.value === null || terms.value <= 0) issue("value", `is required for ${terms.kind}`);
   if (terms.kind === "percentage" && terms.value !== null && terms.value > 100) {
     issue("value", "must be at most 100 for a percentage");
   }
   if (terms.kind === "fixed_amount" && terms.currency === null) {
     issue("currency", "is required for a fixed amount");
+  }
+  // The currency is the fixed amount's: on another kind it would say nothing, or mislead.
+  if (terms.kind !== "fixed_amount" && terms.currency !== null) {
+    issue("currency", `must be null for ${terms.kind}`);
   }
 });
 

@@ -70,6 +70,7 @@ const transaction = {
   points: 300,
   balanceAfter: 400,
   rewardId: null,
+  voucherCode: null,
   referralId: null,
   note: null,
   createdAt: "2026-03-10T00:00:00.000Z",

@@ -206,3 +206,93 @@ describe("widget configurations", () => {
     expect(widgetConfigSchemas["program-presentation"]).toBe(programPresentationConfigSchema);
   });
 });
+
+describe("programme presentation: buttons scroll to shown sections", () => {
+  const SECTIONS = {
+    howToEarn: { enabled: true, title: "How to earn", items: [] },
+    rewards: { enabled: true, title: "Rewards" },
+    history: { enabled: true, title: "My points" },
+    faq: { enabled: true, title: "FAQ", items: [{ question: "Why?", answer: "Because." }] },
+  };
+  type SectionName = keyof typeof SECTIONS;
+  const TARGETS: [string, SectionName][] = [
+    ["scroll-points", "howToEarn"],
+    ["scroll-redeem", "rewards"],
+    ["scroll-history", "history"],
+    ["scroll-faq", "faq"],
+  ];
+  const BUTTONS = ["primaryButtonAction", "secondaryButtonAction"] as const;
+
+  /** Sections with only `shown` enabled. */
+  function only(...shown: SectionName[]) {
+    return Object.fromEntries(
+      Object.entries(SECTIONS).map(([name, section]) => [
+        name,
+        { ...section, enabled: shown.includes(name as SectionName) },
+      ]),
+    );
+  }
+
+  /** The header with `button` set to `action`; the other button opens a URL. */
+  function withButton(button: (typeof BUTTONS)[number], action: string) {
+    return {
+      ...header,
+      primaryButtonAction: "url",
+      primaryButtonUrl: "https://shop.example/club",
+      secondaryButtonText: "More",
+      secondaryButtonAction: "url",
+      secondaryButtonUrl: "https://shop.example/more",
+      [button]: action,
+    };
+  }
+
+  const issuesOf = (input: unknown) =>
+    programPresentationConfigSchema.safeParse(input).error?.issues.map((issue) => ({
+      path: issue.path.join("."),
+      message: issue.message,
+    }));
+
+  describe.each(BUTTONS)("%s", (button) => {
+    it.each(TARGETS)("accepts %s while the %s section is shown, alone", (action, section) => {
+      const config = { header: withButton(button, action), sections: only(section) };
+      expect(programPresentationConfigSchema.safeParse(config).success).toBe(true);
+    });
+
+    it.each(TARGETS)("refuses %s while the %s section is hidden", (action, section) => {
+      const others = (Object.keys(SECTIONS) as SectionName[]).filter((name) => name !== section);
+      const config = { header: withButton(button, action), sections: only(...others) };
+      expect(issuesOf(config)).toEqual([
+        { path: `header.${button}`, message: expect.stringContaining(section) },
+      ]);
+    });
+  });
+
+  it("lets a button open a URL whatever the sections shown", () => {
+    const config = { header: withButton("primaryButtonAction", "url"), sections: only() };
+    expect(programPresentationConfigSchema.safeParse(config).success).toBe(true);
+  });
+
+  it("needs no section for a secondary button that is not there", () => {
+    const config = {
+      header: { ...header, primaryButtonAction: "scroll-history" },
+      sections: only("history"),
+    };
+    expect(programPresentationConfigSchema.safeParse(config).success).toBe(true);
+  });
+
+  it("names both buttons when both scroll to hidden sections", () => {
+    const config = {
+      header: {
+        ...header,
+        primaryButtonAction: "scroll-faq",
+        secondaryButtonText: "Rewards",
+        secondaryButtonAction: "scroll-redeem",
+      },
+      sections: only("howToEarn", "history"),
+    };
+    expect(issuesOf(config)?.map((issue) => issue.path)).toEqual([
+      "header.primaryButtonAction",
+      "header.secondaryButtonAction",
+    ]);
+  });
+});

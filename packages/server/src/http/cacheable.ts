@@ -1,19 +1,9 @@
-import type { RequestHandler, Response } from "express";
+import type { Response } from "express";
 import type { CachedSection, MaybePromise } from "../modules/storefront/storefront.cache.js";
 import { AppError } from "./app-error.js";
 
 /** Sends a JSON text as a 200 that browsers and shared caches may keep, tagged `etag`. */
 export type SendCacheable = (res: Response, etag: string, json: string) => void;
-
-/**
- * Mounted before a cacheable read's handler: until the handler sends its answer, the response
- * says no-store. A refusal must not be kept, and a 404 for an unknown domain would be: shared
- * caches (Varnish by default) keep 404s for minutes when no Cache-Control forbids it.
- */
-export const noStoreUntilSent: RequestHandler = (_req, res, next) => {
-  res.setHeader("Cache-Control", "no-store");
-  next();
-};
 
 /**
  * Storefront reads: `Cache-Control: public, max-age=<maxAgeSeconds>` and an ETag, with 304 when

@@ -81,6 +81,9 @@ export function errorHandler(problemBaseUri: string, logger: Logger): ErrorReque
     }
 
     const { status, reason, detail } = appError;
+    // No error may be kept by a browser or a shared cache: a 404 for an unknown domain, or a
+    // 400 for one request's bad revision header, would otherwise be served to every visitor.
+    res.setHeader("Cache-Control", "no-store");
     const problemFormat = req.revision === undefined || usesProblemDetails(req.revision);
     if (problemFormat) {
       const body: Problem = {

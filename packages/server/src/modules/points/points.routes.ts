@@ -1,6 +1,6 @@
 import { calculatePointsQuerySchema, type CalculatePointsResponse } from "@loyalty/shared-types";
 import { Router, type Response } from "express";
-import { cacheableJson, noStoreUntilSent } from "../../http/cacheable.js";
+import { cacheableJson } from "../../http/cacheable.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
 import type { StorefrontCache } from "../storefront/storefront.cache.js";
@@ -33,7 +33,7 @@ export function pointsRoutes(context: AppContext, storefront: StorefrontCache): 
     sendCacheable(res, `W/"${result.points}-${result.type}-${result.id}"`, JSON.stringify(result));
 
   const router = Router();
-  router.get("/point/product-points/calculate", noStoreUntilSent, (req, res) => {
+  router.get("/point/product-points/calculate", (req, res) => {
     const query = parseRequest(
       calculatePointsQuerySchema,
       foldIndexedKeys(req.query as Record<string, unknown>),

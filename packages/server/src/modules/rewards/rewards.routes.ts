@@ -6,7 +6,7 @@ import {
 import { Router } from "express";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { hmacAuth } from "../../auth/hmac.middleware.js";
-import { noStoreUntilSent, sendCachedSection } from "../../http/cacheable.js";
+import { sendCachedSection } from "../../http/cacheable.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
 import type { RewardsService } from "./rewards.service.js";
@@ -18,7 +18,7 @@ import type { RewardsService } from "./rewards.service.js";
 export function rewardListRoutes(context: AppContext, rewards: RewardsService): Router {
   const send = sendCachedSection(context.config.storefrontMaxAge);
   const router = Router();
-  router.get("/reward/list", noStoreUntilSent, (req, res) => {
+  router.get("/reward/list", (req, res) => {
     const { domain } = parseRequest(rewardListQuerySchema, req.query, "query", "not-found");
     return send(res, rewards.list(domain));
   });

@@ -1,6 +1,6 @@
 import { widgetConfigQuerySchema, widgetKindSchema } from "@loyalty/shared-types";
 import { Router } from "express";
-import { noStoreUntilSent, sendCachedSection } from "../../http/cacheable.js";
+import { sendCachedSection } from "../../http/cacheable.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
 import type { WidgetsService } from "./widgets.service.js";
@@ -14,7 +14,7 @@ export function widgetsRoutes(context: AppContext, widgets: WidgetsService): Rou
   const send = sendCachedSection(context.config.storefrontMaxAge);
   const router = Router();
   for (const kind of widgetKindSchema.options) {
-    router.get(`/store/widget/${kind}`, noStoreUntilSent, (req, res) => {
+    router.get(`/store/widget/${kind}`, (req, res) => {
       const { domain } = parseRequest(widgetConfigQuerySchema, req.query, "query", "not-found");
       return send(res, widgets.configuration(domain, kind));
     });
