@@ -58,7 +58,7 @@ export function createServices(
   const stores = new StoresService(pool);
   const apiKeys = new ApiKeysService(pool, secrets, stores, changes);
   const storefront = new StorefrontCache(stores, changes);
-  const platforms = new PlatformsService(pool, secrets, config.platformTimeoutMs);
+  const platforms = new PlatformsService(pool, secrets, config.platformTimeoutMs, storefront);
   const mailer = createMailer({
     url: config.smtp.url,
     from: config.smtp.from,

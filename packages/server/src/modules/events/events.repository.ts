@@ -4,11 +4,36 @@ import type { Queryable } from "../../db/pool.js";
 export type OutboxEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 
 /**
- * Writes events to the outbox in the caller's transaction, with one webhook delivery per
+ * The common table expressions that write events to the outbox, with one webhook delivery per
  * active endpoint of the store subscribed to the event's type and one job per delivery: the
  * events exist, and will be delivered, exactly when the change that caused them commits.
- * One statement, whatever the number of events.
+ *
+ * `source` names a relation of the statement with columns (store_id, type, payload, position).
+ * The statement must read `jobs` (say `(SELECT count(*) FROM jobs)`): PostgreSQL runs a CTE
+ * that modifies nothing only when it is read.
  */
+export function outboxCtes(source: string): string {
+  return `events AS (
+       INSERT INTO outbox_events (store_id, type, payload, dispatched_at)
+       SELECT store_id, type, payload, now() FROM ${source} ORDER BY position
+       RETURNING id, store_id, type
+     ), deliveries AS (
+       INSERT INTO webhook_deliveries (event_id, endpoint_id)
+       SELECT events.id, endpoint.id
+       FROM events
+       JOIN webhook_endpoints endpoint
+         ON endpoint.store_id = events.store_id
+        AND endpoint.active
+        AND (endpoint.events = '{}' OR events.type = ANY (endpoint.events))
+       ORDER BY events.id, endpoint.id
+       RETURNING id
+     ), jobs AS (
+       SELECT graphile_worker.add_job('deliver-webhook', json_build_object('deliveryId', id))
+       FROM deliveries
+     )`;
+}
+
+/** Writes events in the caller's transaction (see outboxCtes). One statement, whatever their number. */
 export async function recordEvents(
   db: Queryable,
   storeId: number,
@@ -16,25 +41,11 @@ export async function recordEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   await db.query(
-    `WITH events AS (
-       INSERT INTO outbox_events (store_id, type, payload, dispatched_at)
-       SELECT $1, e.type, e.payload, now()
+    `WITH new_events AS (
+       SELECT $1::bigint AS store_id, e.type, e.payload, e.position
        FROM unnest($2::text[], $3::jsonb[]) WITH ORDINALITY AS e(type, payload, position)
-       ORDER BY e.position
-       RETURNING id, type
-     ), deliveries AS (
-       INSERT INTO webhook_deliveries (event_id, endpoint_id)
-       SELECT events.id, endpoint.id
-       FROM events
-       JOIN webhook_endpoints endpoint
-         ON endpoint.store_id = $1
-        AND endpoint.active
-        AND (endpoint.events = '{}' OR events.type = ANY (endpoint.events))
-       ORDER BY events.id, endpoint.id
-       RETURNING id
-     )
-     SELECT graphile_worker.add_job('deliver-webhook', json_build_object('deliveryId', id))
-     FROM deliveries`,
+     ), ${outboxCtes("new_events")}
+     SELECT count(*) FROM jobs`,
     [storeId, events.map((event) => event.type), events.map((event) => JSON.stringify(event.data))],
   );
 }

@@ -34,34 +34,42 @@ export async function saveConnection(
   );
 }
 
-/** Stores a sandbox code; false when the store already has a code with this text. */
-export async function insertSandboxCode(
+/** A code to keep for a store whose platform is the sandbox. */
+export interface SandboxCode {
+  storeId: number;
+  request: DiscountCodeRequest;
+}
+
+/** Stores sandbox codes in one statement; a code the store already has is left as it is. */
+export async function insertSandboxCodes(
   db: Queryable,
-  storeId: number,
-  request: DiscountCodeRequest,
-): Promise<boolean> {
-  const { terms, customer } = request;
-  const { rowCount } = await db.query(
-    `INSERT INTO sandbox_discount_codes
+  codes: readonly SandboxCode[],
+): Promise<void[]> {
+  const column = <T>(pick: (code: SandboxCode) => T) => codes.map(pick);
+  await db.query({
+    name: "insert-sandbox-codes",
+    text: `INSERT INTO sandbox_discount_codes
        (store_id, code, title, kind, value, currency, minimum_order_amount,
         customer_external_id, customer_email, starts_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::numeric[],
+                          $6::text[], $7::numeric[], $8::bigint[], $9::text[],
+                          $10::timestamptz[], $11::timestamptz[])
      ON CONFLICT (store_id, code) DO NOTHING`,
-    [
-      storeId,
-      request.code,
-      request.title,
-      terms.kind,
-      terms.value,
-      terms.currency,
-      terms.minimumOrderAmount,
-      customer.externalId,
-      customer.email,
-      request.startsAt,
-      request.expiresAt,
+    values: [
+      column((code) => code.storeId),
+      column((code) => code.request.code),
+      column((code) => code.request.title),
+      column((code) => code.request.terms.kind),
+      column((code) => code.request.terms.value),
+      column((code) => code.request.terms.currency),
+      column((code) => code.request.terms.minimumOrderAmount),
+      column((code) => code.request.customer.externalId),
+      column((code) => code.request.customer.email),
+      column((code) => code.request.startsAt),
+      column((code) => code.request.expiresAt),
     ],
-  );
-  return rowCount === 1;
+  });
+  return codes.map(() => undefined);
 }
 
 export async function sandboxCodeExists(

@@ -5,11 +5,18 @@ import {
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secrets.js";
+import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import { parseRequest } from "../../http/validate.js";
+import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import type { PlatformAdapter } from "./platform.types.js";
-import { findConnection, saveConnection } from "./platforms.repository.js";
+import {
+  findConnection,
+  insertSandboxCodes,
+  saveConnection,
+  type SandboxCode,
+} from "./platforms.repository.js";
 import { PrestaShopPlatform } from "./prestashop.platform.js";
 import { SandboxPlatform } from "./sandbox.platform.js";
 import { ShopifyPlatform } from "./shopify.platform.js";
@@ -32,11 +39,29 @@ export interface ConnectionSummary {
  * whenever a claim or a referral needs it.
  */
 export class PlatformsService {
+  /**
+   * Each store's adapter, its credentials decrypted, kept with the store's other data in the
+   * storefront cache: a claim asks nothing of the database to find its platform, and a new
+   * connection (a change of the store's row) is heard by every process.
+   */
+  private readonly adapters: StorefrontSection<PlatformAdapter>;
+  /** The sandbox's codes, written in groups like registrations: one statement serves many claims. */
+  private readonly sandboxCodes: Batcher<SandboxCode, void>;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly secrets: SecretBox,
     private readonly timeoutMs: number,
-  ) {}
+    private readonly storefront: StorefrontCache,
+  ) {
+    this.sandboxCodes = new Batcher((codes) => insertSandboxCodes(pool, codes), {
+      maxBatch: 100,
+      maxInFlight: 2,
+    });
+    this.adapters = {
+      load: async (store) => ({ value: await this.connectTo(store.id), version: "" }),
+    };
+  }
 
   /** Validates and stores a connection; errors name the fields. */
   async connect(
@@ -64,10 +89,18 @@ export class PlatformsService {
     return { platform: stored.platform, url: stored.url };
   }
 
-  /** The adapter speaking to the store's platform, with its decrypted credentials. */
-  async adapterFor(storeId: number): Promise<PlatformAdapter> {
+  /** The adapter speaking to the store's platform. */
+  async adapterFor(store: { id: number; domain: string }): Promise<PlatformAdapter> {
+    const cached = await this.storefront.section(store.domain, this.adapters);
+    if (!cached) throw new Error(`no store has the domain ${store.domain}`);
+    return cached.value;
+  }
+
+  /** Builds the adapter of the store's connection, with its decrypted credentials. */
+  private async connectTo(storeId: number): Promise<PlatformAdapter> {
     const stored = await findConnection(this.pool, storeId);
-    if (!stored || stored.platform === "sandbox") return new SandboxPlatform(this.pool, storeId);
+    if (!stored || stored.platform === "sandbox")
+      return new SandboxPlatform(this.pool, storeId, this.sandboxCodes);
     if (!stored.sealedCredentials) {
       throw new Error(`store ${storeId} runs on ${stored.platform} but has no credentials`);
     }
@@ -83,7 +116,7 @@ export class PlatformsService {
       case "prestashop":
         return new PrestaShopPlatform(connection, options);
       case "sandbox":
-        return new SandboxPlatform(this.pool, storeId);
+        return new SandboxPlatform(this.pool, storeId, this.sandboxCodes);
     }
   }
 }

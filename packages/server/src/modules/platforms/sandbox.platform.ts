@@ -1,7 +1,8 @@
+import type { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
 import { findCustomerIdByEmail } from "../customers/customers.repository.js";
 import type { DiscountCodeRequest, PlatformAdapter } from "./platform.types.js";
-import { insertSandboxCode, sandboxCodeExists } from "./platforms.repository.js";
+import { sandboxCodeExists, type SandboxCode } from "./platforms.repository.js";
 
 /**
  * The built-in platform: codes are rows of the service's own database, customers are the ones
@@ -14,11 +15,13 @@ export class SandboxPlatform implements PlatformAdapter {
   constructor(
     private readonly db: Queryable,
     private readonly storeId: number,
+    /** Writes codes in groups, for all the stores on the sandbox (see PlatformsService). */
+    private readonly codes: Batcher<SandboxCode, void>,
   ) {}
 
-  async createDiscountCode(request: DiscountCodeRequest): Promise<void> {
+  createDiscountCode(request: DiscountCodeRequest): Promise<void> {
     // An existing code with this text is the one a retry asks for again: nothing to do.
-    await insertSandboxCode(this.db, this.storeId, request);
+    return this.codes.write({ storeId: this.storeId, request });
   }
 
   discountCodeExists(code: string): Promise<boolean> {

@@ -137,6 +137,7 @@ export async function insertReferral(
 export interface RefereeCodeRow {
   id: number;
   storeId: number;
+  storeDomain: string;
   email: string;
   refereeCode: string;
   refereeVoucher: VoucherTerms;
@@ -144,16 +145,17 @@ export interface RefereeCodeRow {
   expiresAt: Date | null;
 }
 
-const REFEREE_COLUMNS = `id, store_id AS "storeId", email, referee_code AS "refereeCode",
-  referee_voucher AS "refereeVoucher", referee_code_issued_at AS "issuedAt",
-  referee_code_expires_at AS "expiresAt"`;
+const REFEREE_COLUMNS = `r.id, r.store_id AS "storeId", s.domain AS "storeDomain", r.email,
+  r.referee_code AS "refereeCode", r.referee_voucher AS "refereeVoucher",
+  r.referee_code_issued_at AS "issuedAt", r.referee_code_expires_at AS "expiresAt"`;
 
 export async function findReferralByDigest(
   db: Queryable,
   digest: Buffer,
 ): Promise<RefereeCodeRow | undefined> {
   const { rows } = await db.query<RefereeCodeRow>(
-    `SELECT ${REFEREE_COLUMNS} FROM referrals WHERE hash_digest = $1`,
+    `SELECT ${REFEREE_COLUMNS} FROM referrals r JOIN stores s ON s.id = r.store_id
+     WHERE r.hash_digest = $1`,
     [digest],
   );
   return rows[0];
@@ -169,11 +171,12 @@ export async function markRefereeCodeIssued(
   expiresAt: Date | null,
 ): Promise<RefereeCodeRow> {
   const { rows } = await db.query<RefereeCodeRow>(
-    `UPDATE referrals SET
-       referee_code_expires_at = CASE WHEN referee_code_issued_at IS NULL THEN $2
-                                      ELSE referee_code_expires_at END,
-       referee_code_issued_at = coalesce(referee_code_issued_at, now())
-     WHERE id = $1
+    `UPDATE referrals r SET
+       referee_code_expires_at = CASE WHEN r.referee_code_issued_at IS NULL THEN $2
+                                      ELSE r.referee_code_expires_at END,
+       referee_code_issued_at = coalesce(r.referee_code_issued_at, now())
+     FROM stores s
+     WHERE r.id = $1 AND s.id = r.store_id
      RETURNING ${REFEREE_COLUMNS}`,
     [referralId, expiresAt],
   );

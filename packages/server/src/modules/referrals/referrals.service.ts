@@ -113,7 +113,7 @@ export class ReferralsService {
         "This address already belongs to a customer of the store.",
       );
     }
-    await this.refuseCustomersOfThePlatform(store.id, referrerExternalId, email);
+    await this.refuseCustomersOfThePlatform(store, referrerExternalId, email);
     const status = await findReferralStatus(this.pool, store.id, email);
     if (status) throw refusalFor(status);
 
@@ -148,20 +148,20 @@ export class ReferralsService {
    * logged, and the service's own customers decide.
    */
   private async refuseCustomersOfThePlatform(
-    storeId: number,
+    store: AuthenticatedStore,
     referrerExternalId: number,
     email: string,
   ): Promise<void> {
     let found: { id: string } | null;
     try {
-      const platform = await this.platforms.adapterFor(storeId);
+      const platform = await this.platforms.adapterFor(store);
       // The sandbox's customers are the service's own, already looked at.
       if (platform.kind === "sandbox") return;
       found = await platform.findCustomerByEmail(email);
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       this.logger.warn(
-        { storeId, reason: error.reason, err: error.message },
+        { storeId: store.id, reason: error.reason, err: error.message },
         "referral check: the store's platform failed, only the service's customers were checked",
       );
       return;
@@ -188,7 +188,10 @@ export class ReferralsService {
         ? new Date(Date.now() + terms.validityDays * DAY_MS)
         : null;
       try {
-        const platform = await this.platforms.adapterFor(referral.storeId);
+        const platform = await this.platforms.adapterFor({
+          id: referral.storeId,
+          domain: referral.storeDomain,
+        });
         await platform.createDiscountCode({
           code: referral.refereeCode,
           title: "Referral welcome offer",

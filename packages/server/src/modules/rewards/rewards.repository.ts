@@ -1,6 +1,7 @@
 import type { Reward, Voucher, VoucherKind } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 import { STORE_CHANGED_CHANNEL } from "../../db/store-changes.js";
+import { outboxCtes } from "../events/events.repository.js";
 
 interface VoucherColumns {
   voucher_id: number;
@@ -93,24 +94,25 @@ export interface ClaimableReward {
   voucher: (Voucher & { id: number; active: boolean }) | null;
 }
 
-export async function findClaimableReward(
-  db: Queryable,
-  storeId: number,
-  rewardId: number,
-): Promise<ClaimableReward | undefined> {
-  const { rows } = await db.query<
-    Partial<VoucherColumns> & { id: number; name: string; trigger_value: number; active: boolean }
-  >(
-    `SELECT r.id, r.name, r.trigger_value, v.active, ${VOUCHER_COLUMNS}
-     FROM rewards r
-     LEFT JOIN voucher_versions v ON v.reward_id = r.id AND v.superseded_at IS NULL
-     WHERE r.store_id = $1 AND r.id = $2`,
-    [storeId, rewardId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
+type RewardColumns = Partial<VoucherColumns> & {
+  reward_id: number | null;
+  name: string;
+  trigger_value: number;
+  active: boolean;
+};
+
+/** The reward named by `rewardParam` of the store `$1`, with its current voucher version. */
+function claimableReward(rewardParam: string): string {
+  return `SELECT r.id AS reward_id, r.name, r.trigger_value, v.active, ${VOUCHER_COLUMNS}
+    FROM rewards r
+    LEFT JOIN voucher_versions v ON v.reward_id = r.id AND v.superseded_at IS NULL
+    WHERE r.store_id = $1 AND r.id = ${rewardParam}`;
+}
+
+function toClaimableReward(row: RewardColumns | undefined): ClaimableReward | undefined {
+  if (!row?.reward_id) return undefined;
   return {
-    id: row.id,
+    id: row.reward_id,
     name: row.name,
     triggerValue: row.trigger_value,
     voucher:
@@ -120,10 +122,94 @@ export async function findClaimableReward(
   };
 }
 
+export async function findClaimableReward(
+  db: Queryable,
+  storeId: number,
+  rewardId: number,
+): Promise<ClaimableReward | undefined> {
+  const { rows } = await db.query<RewardColumns>(claimableReward("$2"), [storeId, rewardId]);
+  return toClaimableReward(rows[0]);
+}
+
+export interface ReservedClaim {
+  id: number;
+  expiresAt: Date | null;
+}
+
+export interface ReserveAttempt {
+  customer: ClaimingCustomer | undefined;
+  reward: ClaimableReward | undefined;
+  /** Set when the points are held: the claim, reserved. */
+  claim: ReservedClaim | undefined;
+}
+
+/**
+ * A claim of a reward whose voucher has no usage limit, in one statement: the customer's
+ * points are held if what they may spend covers the cost (the UPDATE checks it again on the
+ * row it locks, so that concurrent claims never overdraw), and the claim is recorded as
+ * reserved. Otherwise it says what it found, for the caller to say why: no customer, no
+ * reward, an inactive voucher, a limited one (see lockAndCountIssued), or too few points.
+ */
+export async function reserveClaim(
+  db: Queryable,
+  claim: { storeId: number; externalId: number; rewardId: number; code: string },
+): Promise<ReserveAttempt> {
+  const { rows } = await db.query<
+    RewardColumns & {
+      customer_id: number | null;
+      email: string | null;
+      available: number | null;
+      claim_id: number | null;
+      expires_at: Date | null;
+    }
+  >({
+    // Prepared once per connection: every claim runs it, and planning it costs as much as
+    // running it.
+    name: "reserve-claim",
+    text: `WITH reward AS (${claimableReward("$3")}),
+     held AS (
+       UPDATE customers c SET reserved_points = c.reserved_points + reward.trigger_value,
+         updated_at = now()
+       FROM reward
+       WHERE c.store_id = $1 AND c.external_id = $2 AND c.erased_at IS NULL
+         AND reward.active AND reward.usage_limit IS NULL
+         AND c.balance - c.reserved_points >= reward.trigger_value
+       RETURNING c.id
+     ), claim AS (
+       INSERT INTO reward_claims
+         (store_id, customer_id, reward_id, voucher_version_id, points, code, expires_at)
+       SELECT $1, held.id, reward.reward_id, reward.voucher_id, reward.trigger_value, $4,
+              now() + reward.validity_days * interval '1 day'
+       FROM held, reward
+       RETURNING id, expires_at
+     ), customer AS (
+       SELECT id, email, balance - reserved_points AS available FROM customers
+       WHERE store_id = $1 AND external_id = $2 AND erased_at IS NULL
+     )
+     SELECT reward.*, customer.id AS customer_id, customer.email, customer.available,
+            claim.id AS claim_id, claim.expires_at
+     FROM (SELECT 1) AS one
+     LEFT JOIN customer ON true LEFT JOIN reward ON true LEFT JOIN claim ON true`,
+    values: [claim.storeId, claim.externalId, claim.rewardId, claim.code],
+  });
+  const row = rows[0];
+  return {
+    customer:
+      row?.customer_id === undefined || row.customer_id === null
+        ? undefined
+        : { id: row.customer_id, email: row.email, available: row.available ?? 0 },
+    reward: toClaimableReward(row),
+    claim:
+      row?.claim_id === undefined || row.claim_id === null
+        ? undefined
+        : { id: row.claim_id, expiresAt: row.expires_at },
+  };
+}
+
 /**
  * Codes the voucher version has issued or is issuing, counted under a lock of the version: the
  * claims of a limited voucher take their turn, so that twenty at once never pass a limit of
- * five. Unlimited vouchers never come here.
+ * five.
  */
 export async function lockAndCountIssued(db: Queryable, voucherId: number): Promise<number> {
   await db.query(`SELECT 1 FROM voucher_versions WHERE id = $1 FOR NO KEY UPDATE`, [voucherId]);
@@ -136,38 +222,36 @@ export async function lockAndCountIssued(db: Queryable, voucherId: number): Prom
   return rows[0]?.issued ?? 0;
 }
 
-export interface NewClaim {
-  storeId: number;
-  customerId: number;
-  rewardId: number;
-  voucherId: number;
-  points: number;
-  code: string;
-  expiresAt: Date | null;
-}
-
-/** Holds the claim's points on the customer and records the claim as reserved. */
-export async function insertReservedClaim(db: Queryable, claim: NewClaim): Promise<number> {
-  const { rows } = await db.query<{ id: number }>(
+/** Holds the claim's points on the customer (locked by the caller) and records the claim. */
+export async function insertReservedClaim(
+  db: Queryable,
+  claim: {
+    storeId: number;
+    customerId: number;
+    reward: ClaimableReward & { voucher: NonNullable<ClaimableReward["voucher"]> };
+    code: string;
+  },
+): Promise<ReservedClaim> {
+  const { rows } = await db.query<{ id: number; expiresAt: Date | null }>(
     `WITH hold AS (
        UPDATE customers SET reserved_points = reserved_points + $5, updated_at = now()
        WHERE id = $2
      )
      INSERT INTO reward_claims
        (store_id, customer_id, reward_id, voucher_version_id, points, code, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 day')
+     RETURNING id, expires_at AS "expiresAt"`,
     [
       claim.storeId,
       claim.customerId,
-      claim.rewardId,
-      claim.voucherId,
-      claim.points,
+      claim.reward.id,
+      claim.reward.voucher.id,
+      claim.reward.triggerValue,
       claim.code,
-      claim.expiresAt,
+      claim.reward.voucher.validityDays,
     ],
   );
-  return (rows[0] as { id: number }).id;
+  return rows[0] as ReservedClaim;
 }
 
 /**
@@ -178,65 +262,100 @@ export async function notifyRewardsChanged(db: Queryable, storeId: number): Prom
   await db.query(`SELECT pg_notify($1, $2)`, [STORE_CHANGED_CHANNEL, String(storeId)]);
 }
 
-export interface SettledClaim {
-  id: number;
+export interface ReleasedClaim {
   storeId: number;
-  customerId: number;
-  customerExternalId: number;
-  rewardId: number;
-  points: number;
   /** Whether the claim's voucher has a usage limit (a release may put it back in the list). */
   limited: boolean;
 }
 
-const SETTLED_COLUMNS = `c.id, c.store_id AS "storeId", c.customer_id AS "customerId",
-  cu.external_id AS "customerExternalId", c.reward_id AS "rewardId", c.points,
-  v.usage_limit IS NOT NULL AS limited`;
-
 /**
- * Settles a reserved claim and lifts its hold on the customer's points, in one statement.
- * Undefined when the claim was no longer reserved: someone else settled it.
+ * Gives a reserved claim's points back: the claim is released and its hold lifted, in one
+ * statement. Undefined when the claim was no longer reserved: someone else settled it.
  */
-async function settleClaim(
-  db: Queryable,
-  claimId: number,
-  settlement: "confirmed" | "released",
-  failureReason: string | null,
-): Promise<SettledClaim | undefined> {
-  const { rows } = await db.query<SettledClaim>(
-    `WITH c AS (
-       UPDATE reward_claims SET status = $2, updated_at = now(), failure_reason = $3,
-         confirmed_at = CASE WHEN $2 = 'confirmed' THEN now() END,
-         released_at = CASE WHEN $2 = 'released' THEN now() END
-       WHERE id = $1 AND status = 'reserved'
-       RETURNING *
-     ), cu AS (
-       UPDATE customers cu SET reserved_points = cu.reserved_points - c.points
-       FROM c WHERE cu.id = c.customer_id
-       RETURNING cu.id, cu.external_id
-     )
-     SELECT ${SETTLED_COLUMNS}
-     FROM c JOIN cu ON cu.id = c.customer_id JOIN voucher_versions v ON v.id = c.voucher_version_id`,
-    [claimId, settlement, failureReason],
-  );
-  return rows[0];
-}
-
-export function confirmClaim(db: Queryable, claimId: number): Promise<SettledClaim | undefined> {
-  return settleClaim(db, claimId, "confirmed", null);
-}
-
-export function releaseClaim(
+export async function releaseClaim(
   db: Queryable,
   claimId: number,
   reason: string,
-): Promise<SettledClaim | undefined> {
-  return settleClaim(db, claimId, "released", reason);
+): Promise<ReleasedClaim | undefined> {
+  const { rows } = await db.query<ReleasedClaim>(
+    `WITH c AS (
+       UPDATE reward_claims SET status = 'released', released_at = now(), updated_at = now(),
+         failure_reason = $2
+       WHERE id = $1 AND status = 'reserved'
+       RETURNING store_id, customer_id, points, voucher_version_id
+     ), lifted AS (
+       UPDATE customers cu SET reserved_points = cu.reserved_points - c.points, updated_at = now()
+       FROM c WHERE cu.id = c.customer_id
+       RETURNING cu.id
+     )
+     SELECT c.store_id AS "storeId", v.usage_limit IS NOT NULL AS limited,
+            (SELECT count(*) FROM lifted) AS lifted
+     FROM c JOIN voucher_versions v ON v.id = c.voucher_version_id`,
+    [claimId, reason],
+  );
+  return rows[0] && { storeId: rows[0].storeId, limited: rows[0].limited };
+}
+
+/**
+ * Confirms reserved claims in one statement: their held points become spent (each balance and
+ * its reward_redemption ledger entries move together, as the ledger requires; a customer's
+ * entries are chained in claim order), and REWARD_OBTAINED goes to the outbox. Returns the
+ * balance after each claim, in the order of `claimIds`; undefined for a claim that was no
+ * longer reserved.
+ */
+export async function confirmClaims(
+  db: Queryable,
+  claimIds: readonly number[],
+): Promise<(number | undefined)[]> {
+  const { rows } = await db.query<{ id: number; balance: number }>({
+    // Prepared once per connection: every claim runs it, and planning it costs as much as
+    // running it.
+    name: "confirm-claims",
+    text: `WITH claim AS (
+       UPDATE reward_claims SET status = 'confirmed', confirmed_at = now(), updated_at = now()
+       WHERE id = ANY ($1::bigint[]) AND status = 'reserved'
+       RETURNING id, store_id, customer_id, reward_id, points
+     ), spent AS (
+       SELECT customer_id, sum(points) AS points FROM claim GROUP BY customer_id
+     ), customer AS (
+       UPDATE customers c SET balance = c.balance - spent.points,
+         reserved_points = c.reserved_points - spent.points, updated_at = now()
+       FROM spent WHERE c.id = spent.customer_id
+       RETURNING c.id, c.external_id, c.balance
+     ), settled AS (
+       -- From the balance after the last claim, back to the one after each.
+       SELECT claim.*, customer.external_id,
+              (customer.balance
+                + sum(claim.points) OVER (PARTITION BY claim.customer_id)
+                - sum(claim.points) OVER (PARTITION BY claim.customer_id ORDER BY claim.id)
+              )::bigint AS balance_after
+       FROM claim JOIN customer ON customer.id = claim.customer_id
+     ), entries AS (
+       INSERT INTO ledger_transactions
+         (store_id, customer_id, kind, points, balance_after, claim_id)
+       SELECT store_id, customer_id, 'reward_redemption', -points, balance_after, id
+       FROM settled ORDER BY id
+       RETURNING id
+     ), obtained AS (
+       SELECT store_id, 'REWARD_OBTAINED' AS type, id AS position,
+              jsonb_build_object(
+                'customer', jsonb_build_object('externalId', external_id),
+                'rewardId', reward_id, 'points', points, 'balance', balance_after) AS payload
+       FROM settled
+     ), ${outboxCtes("obtained")}
+     SELECT id, balance_after AS balance, (SELECT count(*) FROM entries) AS entries,
+            (SELECT count(*) FROM jobs) AS jobs
+     FROM settled`,
+    values: [claimIds],
+  });
+  const balances = new Map(rows.map((row) => [row.id, row.balance]));
+  return claimIds.map((id) => balances.get(id));
 }
 
 export interface StaleClaim {
   id: number;
   storeId: number;
+  storeDomain: string;
   code: string;
 }
 
@@ -251,9 +370,10 @@ export async function findStaleClaims(
   limit: number,
 ): Promise<StaleClaim[]> {
   const { rows } = await db.query<StaleClaim>(
-    `SELECT id, store_id AS "storeId", code FROM reward_claims
-     WHERE status = 'reserved' AND created_at < now() - $1 * interval '1 millisecond'
-     ORDER BY created_at LIMIT $2`,
+    `SELECT c.id, c.store_id AS "storeId", s.domain AS "storeDomain", c.code
+     FROM reward_claims c JOIN stores s ON s.id = c.store_id
+     WHERE c.status = 'reserved' AND c.created_at < now() - $1 * interval '1 millisecond'
+     ORDER BY c.created_at LIMIT $2`,
     [olderThanMs, limit],
   );
   return rows;

@@ -7,10 +7,9 @@ import type {
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import { Batcher } from "../../db/batcher.js";
 import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
-import { recordEvents } from "../events/events.repository.js";
-import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
 import type { PlatformsService } from "../platforms/platforms.service.js";
@@ -21,7 +20,7 @@ import type {
   StorefrontSection,
 } from "../storefront/storefront.cache.js";
 import {
-  confirmClaim,
+  confirmClaims,
   findClaimableReward,
   findStaleClaims,
   insertReservedClaim,
@@ -30,10 +29,11 @@ import {
   lockClaimingCustomer,
   notifyRewardsChanged,
   releaseClaim,
-  type SettledClaim,
+  reserveClaim,
+  type ClaimableReward,
+  type ClaimingCustomer,
+  type ReservedClaim,
 } from "./rewards.repository.js";
-
-const DAY_MS = 86_400_000;
 
 /** What a claim came to: the code, or the refusal the spec answers with 404 `code: null`. */
 export type ClaimOutcome = { claim: ClaimRewardResponse } | { refusal: ClaimRefusal };
@@ -82,6 +82,12 @@ export function platformFailure(
 export class RewardsService {
   /** The store's obtainable rewards, as the JSON text the list answers with. */
   private readonly catalogue: StorefrontSection<string>;
+  /**
+   * Confirmations are written in groups, as registrations are: under load one statement (and
+   * one commit) confirms the claims of many requests, each answered once its own is committed.
+   * One group at a time, so that two groups never lock the same customers in opposite orders.
+   */
+  private readonly confirmations: Batcher<number, number | undefined>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -91,6 +97,10 @@ export class RewardsService {
     /** Age after which a reserved claim's request is presumed dead (CLAIM_RECONCILE_AFTER_MS). */
     private readonly reconcileAfterMs: number,
   ) {
+    this.confirmations = new Batcher((claimIds) => confirmClaims(pool, claimIds), {
+      maxBatch: 100,
+      maxInFlight: 1,
+    });
     this.catalogue = {
       load: async (store) => {
         const rewards: RewardListResponse = await listObtainableRewards(pool, store.id);
@@ -114,7 +124,7 @@ export class RewardsService {
     if ("refusal" in reserved) return reserved;
     const context = { storeId: store.id, claimId: reserved.claimId, rewardId };
     try {
-      const platform = await this.platforms.adapterFor(store.id);
+      const platform = await this.platforms.adapterFor(store);
       await platform.createDiscountCode({
         code: reserved.code,
         title: reserved.rewardName,
@@ -165,7 +175,10 @@ export class RewardsService {
       const context = { storeId: stale.storeId, claimId: stale.id };
       let exists: boolean;
       try {
-        const platform = await this.platforms.adapterFor(stale.storeId);
+        const platform = await this.platforms.adapterFor({
+          id: stale.storeId,
+          domain: stale.storeDomain,
+        });
         exists = await platform.discountCodeExists(stale.code);
       } catch (error) {
         this.logger.warn({ ...context, err: error }, "stale claim left for the next run");
@@ -183,109 +196,119 @@ export class RewardsService {
     return outcome;
   }
 
-  /** Holds the reward's cost on the customer's points, or says why the claim is refused. */
+  /**
+   * Holds the reward's cost on the customer's points, or says why the claim is refused. One
+   * statement for the common case; a voucher with a usage limit takes a transaction, where
+   * claims take their turn on the voucher to count its codes.
+   */
   private async reserve(
     store: AuthenticatedStore,
     externalId: number,
     rewardId: number,
   ): Promise<Reservation | { refusal: ClaimRefusal }> {
+    const code = newDiscountCode();
+    const attempt = await reserveClaim(this.pool, {
+      storeId: store.id,
+      externalId,
+      rewardId,
+      code,
+    });
+    const { customer, reward } = claimable(attempt.customer, attempt.reward);
+    if (!reward.voucher?.active) return { refusal: { code: null, reason: "voucher-inactive" } };
+    if (attempt.claim) return reservationOf(attempt.claim, code, reward, externalId, customer);
+    if (reward.voucher.usageLimit === null) {
+      return { refusal: { code: null, reason: "insufficient-balance" } };
+    }
+    return this.reserveLimited(store, externalId, rewardId, code);
+  }
+
+  private reserveLimited(
+    store: AuthenticatedStore,
+    externalId: number,
+    rewardId: number,
+    code: string,
+  ): Promise<Reservation | { refusal: ClaimRefusal }> {
     return withTransaction(this.pool, async (tx) => {
-      const customer = await lockClaimingCustomer(tx, store.id, externalId);
-      if (!customer) {
-        throw new AppError("not-found", "The store has no customer with this externalId.");
-      }
-      const reward = await findClaimableReward(tx, store.id, rewardId);
-      if (!reward) {
-        throw new AppError("validation-failed", "The store has no reward with this rewardId.", [
-          {
-            location: "body",
-            pointer: "/rewardId",
-            message: "the store has no reward with this id",
-            code: "not_found",
-          },
-        ]);
-      }
+      const { customer, reward } = claimable(
+        await lockClaimingCustomer(tx, store.id, externalId),
+        await findClaimableReward(tx, store.id, rewardId),
+      );
       const { voucher } = reward;
       if (!voucher?.active) return { refusal: { code: null, reason: "voucher-inactive" } };
-      let issued = 0;
-      if (voucher.usageLimit !== null) {
-        issued = await lockAndCountIssued(tx, voucher.id);
-        if (issued >= voucher.usageLimit) {
-          return { refusal: { code: null, reason: "usage-limit-reached" } };
-        }
+      const issued = voucher.usageLimit === null ? 0 : await lockAndCountIssued(tx, voucher.id);
+      if (voucher.usageLimit !== null && issued >= voucher.usageLimit) {
+        return { refusal: { code: null, reason: "usage-limit-reached" } };
       }
       if (customer.available < reward.triggerValue) {
         return { refusal: { code: null, reason: "insufficient-balance" } };
       }
-      const code = newDiscountCode();
-      const expiresAt =
-        voucher.validityDays === null ? null : new Date(Date.now() + voucher.validityDays * DAY_MS);
-      const claimId = await insertReservedClaim(tx, {
+      const claim = await insertReservedClaim(tx, {
         storeId: store.id,
         customerId: customer.id,
-        rewardId: reward.id,
-        voucherId: voucher.id,
-        points: reward.triggerValue,
+        reward: { ...reward, voucher },
         code,
-        expiresAt,
       });
       // Its last code: the voucher leaves every process's reward list.
       if (voucher.usageLimit !== null && issued + 1 >= voucher.usageLimit) {
         await notifyRewardsChanged(tx, store.id);
       }
-      const { id: _id, active: _active, ...shown } = voucher;
-      return {
-        claimId,
-        code,
-        points: reward.triggerValue,
-        rewardId: reward.id,
-        rewardName: reward.name,
-        voucher: shown,
-        expiresAt,
-        customer: { externalId, email: customer.email },
-      };
+      return reservationOf(claim, code, reward, externalId, customer);
     });
   }
 
-  /**
-   * Turns the hold into the ledger's debit and records REWARD_OBTAINED, in one transaction.
-   * Returns the balance after; undefined when the claim had already been settled.
-   */
+  /** Turns the hold into the ledger's debit; the balance after, or undefined if settled already. */
   private confirm(claimId: number): Promise<number | undefined> {
-    return withTransaction(this.pool, async (tx) => {
-      const claim = await confirmClaim(tx, claimId);
-      if (!claim) return undefined;
-      const [balance] = await appendLedgerEntries(tx, [
-        {
-          storeId: claim.storeId,
-          customerId: claim.customerId,
-          kind: "reward_redemption",
-          points: -claim.points,
-          claimId: claim.id,
-        },
-      ]);
-      await recordEvents(tx, claim.storeId, [
-        {
-          type: "REWARD_OBTAINED",
-          data: {
-            customer: { externalId: claim.customerExternalId },
-            rewardId: claim.rewardId,
-            points: claim.points,
-            balance: balance as number,
-          },
-        },
-      ]);
-      return balance;
-    });
+    return this.confirmations.write(claimId);
   }
 
   /** Gives the held points back. False when the claim had already been settled. */
-  private release(claimId: number, reason: string): Promise<boolean> {
-    return withTransaction(this.pool, async (tx) => {
-      const claim: SettledClaim | undefined = await releaseClaim(tx, claimId, reason);
-      // A limited voucher got a code back: it may return to the reward list.
-      if (claim?.limited) await notifyRewardsChanged(tx, claim.storeId);
-      return claim !== undefined;
-    });
+  private async release(claimId: number, reason: string): Promise<boolean> {
+    const claim = await releaseClaim(this.pool, claimId, reason);
+    // A limited voucher got a code back: it may return to every process's reward list.
+    if (claim?.limited) await notifyRewardsChanged(this.pool, claim.storeId);
+    return claim !== undefined;
   }
+}
+
+/** A claim's customer and reward, or the error the spec answers when either is unknown. */
+function claimable(
+  customer: ClaimingCustomer | undefined,
+  reward: ClaimableReward | undefined,
+): { customer: ClaimingCustomer; reward: ClaimableReward } {
+  if (!customer) throw new AppError("not-found", "The store has no customer with this externalId.");
+  if (!reward) {
+    throw new AppError("validation-failed", "The store has no reward with this rewardId.", [
+      {
+        location: "body",
+        pointer: "/rewardId",
+        message: "the store has no reward with this id",
+        code: "not_found",
+      },
+    ]);
+  }
+  return { customer, reward };
+}
+
+function reservationOf(
+  claim: ReservedClaim,
+  code: string,
+  reward: ClaimableReward,
+  externalId: number,
+  customer: ClaimingCustomer,
+): Reservation {
+  const {
+    id: _id,
+    active: _active,
+    ...voucher
+  } = reward.voucher as NonNullable<ClaimableReward["voucher"]>;
+  return {
+    claimId: claim.id,
+    code,
+    points: reward.triggerValue,
+    rewardId: reward.id,
+    rewardName: reward.name,
+    voucher,
+    expiresAt: claim.expiresAt,
+    customer: { externalId, email: customer.email },
+  };
 }
