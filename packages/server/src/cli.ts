@@ -1,4 +1,9 @@
 #!/usr/bin/env node
+import {
+  widgetKindSchema,
+  type PlatformConnectionInput,
+  type ReferralProgramInput,
+} from "@loyalty/shared-types";
 import { Command } from "commander";
 import { pino } from "pino";
 import { ConfigError, loadConfig } from "./config.js";
@@ -82,7 +87,9 @@ function action<A extends unknown[]>(handler: (...args: A) => Promise<void>) {
 
 const program = new Command()
   .name("loyalty")
-  .description("Operate a Loyalty Points API server: database, stores, API keys, demo data.")
+  .description(
+    "Operate a Loyalty Points API server: database, stores, API keys, platforms, widgets, referral programmes, demo data.",
+  )
   .option("--json", "print the result as JSON")
   .showHelpAfterError();
 
@@ -211,6 +218,93 @@ key
       );
     }),
   );
+
+/** The JSON document piped to the command: secrets stay out of shell history and `ps`. */
+async function readStdinJson(): Promise<unknown> {
+  if (process.stdin.isTTY) {
+    throw new AppError("validation-failed", "Pipe the JSON document to the command's input.");
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new AppError("validation-failed", "The input is not a JSON document.");
+  }
+}
+
+/**
+ * `<area> set --store <reference>`: sets part of a store's configuration from the JSON
+ * document on stdin, validated as the back-office validates it; errors name the fields.
+ */
+function setFromStdin<R>(
+  area: Command,
+  description: string,
+  apply: (runtime: Runtime, storeId: number, document: unknown, kind: string) => Promise<R>,
+  human: (result: R) => string,
+  kindOption?: { flags: string; description: string },
+): void {
+  const command = area
+    .command("set")
+    .description(description)
+    .requiredOption("--store <reference>", "the store reference");
+  if (kindOption) command.requiredOption(kindOption.flags, kindOption.description);
+  command.action(
+    action(async (_options: unknown, self: Command) => {
+      const options = self.optsWithGlobals<JsonOption & { store: string; kind?: string }>();
+      const document = await readStdinJson();
+      const result = await withRuntime(async (runtime) => {
+        const found = await runtime.context.services.stores.findByReference(options.store);
+        if (!found) throw new AppError("not-found", `No store has the reference ${options.store}.`);
+        try {
+          return await apply(runtime, found.id, document, options.kind ?? "");
+        } catch (error) {
+          if (!(error instanceof AppError) || !error.issues) throw error;
+          const where = error.issues.map((issue) => `${issue.pointer || "/"}: ${issue.message}`);
+          throw new AppError(error.reason, `The document is invalid:\n  ${where.join("\n  ")}`);
+        }
+      });
+      print(options, result, human(result));
+    }),
+  );
+}
+
+setFromStdin(
+  program.command("platform").description("connect a store to its e-commerce platform"),
+  'set the store\'s platform connection from JSON on stdin: {"platform":"woocommerce","url":…,"consumerKey":…,"consumerSecret":…}, shopify (url, accessToken), prestashop (url, webserviceKey) or sandbox',
+  (runtime, storeId, document) =>
+    runtime.context.services.platforms.connect(storeId, document as PlatformConnectionInput),
+  (summary) =>
+    `The store now runs on ${summary.platform}${summary.url ? ` at ${summary.url}` : ""}. Its credentials are stored encrypted and are never shown again.`,
+);
+
+setFromStdin(
+  program.command("widget").description("configure a store's storefront widgets"),
+  "set a widget's configuration from JSON on stdin",
+  async (runtime, storeId, document, kind) => {
+    const parsed = widgetKindSchema.safeParse(kind);
+    if (!parsed.success) {
+      throw new AppError(
+        "validation-failed",
+        `--kind must be one of ${widgetKindSchema.options.join(", ")}.`,
+      );
+    }
+    await runtime.context.services.widgets.save(storeId, parsed.data, document);
+    return { kind: parsed.data };
+  },
+  ({ kind }) => `The ${kind} widget configuration is saved; every server serves it at once.`,
+  { flags: "--kind <kind>", description: "cart, product-points or program-presentation" },
+);
+
+setFromStdin(
+  program.command("referral-program").description("configure a store's referral programme"),
+  'set the referral programme from JSON on stdin: {"referrerBonus":200,"refereeVoucher":{…},"landingUrl":…}',
+  async (runtime, storeId, document) => {
+    await runtime.context.services.referrals.saveProgram(storeId, document as ReferralProgramInput);
+    return { saved: true };
+  },
+  () => "The referral programme is saved.",
+);
 
 program
   .command("demo")

@@ -138,6 +138,113 @@ describe("loyalty CLI", () => {
     expect(again.stderr).toContain("already exists");
   });
 
+  it("connects a store to its platform from JSON on stdin, the credentials kept encrypted", async () => {
+    const connection = {
+      platform: "woocommerce",
+      url: "https://shop.example/",
+      consumerKey: "ck_cli_0123456789",
+      consumerSecret: "cs_cli_secret_9876543210",
+    };
+    const result = await runCli(
+      ["platform", "set", "--store", "cli-shop", "--json"],
+      env,
+      JSON.stringify(connection),
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      platform: "woocommerce",
+      url: "https://shop.example",
+    });
+    expect(result.stdout + result.stderr).not.toContain(connection.consumerSecret);
+    const { rows } = await pool.query<{ platform: string; dump: string }>(
+      `SELECT platform, encode(platform_credentials, 'escape') AS dump FROM stores
+       WHERE reference = 'cli-shop'`,
+    );
+    expect(rows[0]?.platform).toBe("woocommerce");
+    expect(rows[0]?.dump).not.toContain(connection.consumerSecret);
+  });
+
+  it.each([
+    [["platform", "set", "--store", "cli-shop"], '{"platform":"shopify","url":"ftp://x"}', "/url"],
+    [["platform", "set", "--store", "cli-shop"], "not json", "not a JSON document"],
+    [
+      ["platform", "set", "--store", "nobody"],
+      '{"platform":"sandbox"}',
+      "No store has the reference",
+    ],
+    [
+      ["widget", "set", "--store", "cli-shop", "--kind", "cart"],
+      '{"enabled":true}',
+      "/earnTemplate",
+    ],
+    [["widget", "set", "--store", "cli-shop", "--kind", "banner"], "{}", "--kind must be one of"],
+    [
+      ["referral-program", "set", "--store", "cli-shop"],
+      '{"referrerBonus":-1,"refereeVoucher":{"kind":"percentage","value":500,"currency":null,"minimumOrderAmount":null,"validityDays":null}}',
+      "/refereeVoucher/value",
+    ],
+  ])("refuses %j with %s, naming what is wrong, and changes nothing", async (args, input, said) => {
+    const before = await pool.query(
+      `SELECT s.platform, s.platform_credentials,
+              (SELECT count(*) FROM widget_configurations w WHERE w.store_id = s.id) AS widgets,
+              (SELECT count(*) FROM referral_programs p WHERE p.store_id = s.id) AS programs
+       FROM stores s WHERE reference = 'cli-shop'`,
+    );
+    const result = await runCli(args, env, input);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(said);
+    const after = await pool.query(
+      `SELECT s.platform, s.platform_credentials,
+              (SELECT count(*) FROM widget_configurations w WHERE w.store_id = s.id) AS widgets,
+              (SELECT count(*) FROM referral_programs p WHERE p.store_id = s.id) AS programs
+       FROM stores s WHERE reference = 'cli-shop'`,
+    );
+    expect(after.rows).toEqual(before.rows);
+  });
+
+  it("sets a widget's configuration and a referral programme from stdin", async () => {
+    const program = {
+      referrerBonus: 300,
+      refereeVoucher: {
+        kind: "percentage",
+        value: 15,
+        currency: null,
+        minimumOrderAmount: null,
+        validityDays: 14,
+      },
+    };
+    const saved = await runCli(
+      ["referral-program", "set", "--store", "cli-shop"],
+      env,
+      JSON.stringify(program),
+    );
+    expect(saved.code).toBe(0);
+    const product = {
+      enabled: true,
+      template: "{points} points to earn",
+      hideWhenZero: false,
+      showIcon: false,
+      textColor: "#222222",
+      accentColor: "",
+    };
+    const widget = await runCli(
+      ["widget", "set", "--store", "cli-shop", "--kind", "product-points"],
+      env,
+      JSON.stringify(product),
+    );
+    expect(widget.code).toBe(0);
+    const { rows } = await pool.query(
+      `SELECT p.referrer_bonus, p.referee_voucher_kind, w.config
+       FROM stores s
+       JOIN referral_programs p ON p.store_id = s.id
+       JOIN widget_configurations w ON w.store_id = s.id AND w.kind = 'product-points'
+       WHERE s.reference = 'cli-shop'`,
+    );
+    expect(rows).toEqual([
+      { referrer_bonus: 300, referee_voucher_kind: "percentage", config: product },
+    ]);
+  });
+
   it("refuses to start with a master key that cannot read the stored keys", async () => {
     const result = await runCli(["key", "list"], { ...env, LOYALTY_MASTER_KEY: "ab".repeat(32) });
     expect(result.code).toBe(1);

@@ -21,14 +21,19 @@ export function environment(overrides: Record<string, string | undefined>): Node
   return env;
 }
 
-/** Runs the `loyalty` CLI to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
+/** Runs the `loyalty` CLI to completion, with `input` (or nothing) on its standard input. */
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...NODE_ARGS, "src/cli.ts", ...args], {
       cwd: PACKAGE_DIR,
       env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
