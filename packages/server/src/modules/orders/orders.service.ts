@@ -178,7 +178,10 @@ export class OrdersService {
       storeId,
       orders.map((order) => order.payload.customer),
     );
-    const [rules, clubs] = await Promise.all([activeRules(tx, storeId), listClubs(tx, storeId)]);
+    // One after the other: a transaction's client runs one query at a time (pg 9 will refuse
+    // a second query handed to it while the first runs).
+    const rules = await activeRules(tx, storeId);
+    const clubs = await listClubs(tx, storeId);
     const ruleSet = indexRules(rules);
     const earned = await pointsEarnedSince(
       tx,
