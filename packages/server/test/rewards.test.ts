@@ -439,6 +439,30 @@ describe("POST /reward/claim/{externalId}", () => {
     expect(rows[0]).toEqual({ lowest: 100 });
   });
 
+  it("settles many customers' simultaneous claims, each customer's on what is left", async () => {
+    const customers = Array.from({ length: 10 }, (_, index) => 3000 + index);
+    for (const id of customers) await customerWithPoints(app.context.pool, shop.store.id, id, 600);
+    // Three claims of 300 each, all at once: every customer can pay for two.
+    const responses = await Promise.all(
+      customers.flatMap((id) => [1, 2, 3].map(() => claim(shop, id, { rewardId: shipping }))),
+    );
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(20);
+    expect(responses.filter((response) => response.status === 404)).toHaveLength(10);
+    for (const id of customers) {
+      expect(await pointsOf(app.context.pool, shop.store.id, id)).toEqual({
+        balance: 0,
+        ledger: 0,
+        entries: 3,
+      });
+    }
+    const { rows } = await app.context.pool.query(
+      `SELECT count(*)::int AS reserved FROM reward_claims
+       WHERE store_id = $1 AND status = 'reserved'`,
+      [shop.store.id],
+    );
+    expect(rows[0]).toEqual({ reserved: 0 });
+  });
+
   it("answers not-found as a problem for a customer the store does not have", async () => {
     const response = await claim(shop, 999, { rewardId: fiveEuros });
     expect(response.status).toBe(404);

@@ -101,12 +101,15 @@ type RewardColumns = Partial<VoucherColumns> & {
   active: boolean;
 };
 
-/** The reward named by `rewardParam` of the store `$1`, with its current voucher version. */
-function claimableReward(rewardParam: string): string {
-  return `SELECT r.id AS reward_id, r.name, r.trigger_value, v.active, ${VOUCHER_COLUMNS}
-    FROM rewards r
-    LEFT JOIN voucher_versions v ON v.reward_id = r.id AND v.superseded_at IS NULL
-    WHERE r.store_id = $1 AND r.id = ${rewardParam}`;
+/**
+ * The rewards named by `source` (a relation with store_id, reward_id and position), each with
+ * its current voucher version.
+ */
+function claimableRewards(source: string): string {
+  return `SELECT i.position, r.id AS reward_id, r.name, r.trigger_value, v.active, ${VOUCHER_COLUMNS}
+    FROM ${source} i
+    JOIN rewards r ON r.store_id = i.store_id AND r.id = i.reward_id
+    LEFT JOIN voucher_versions v ON v.reward_id = r.id AND v.superseded_at IS NULL`;
 }
 
 function toClaimableReward(row: RewardColumns | undefined): ClaimableReward | undefined {
@@ -127,7 +130,10 @@ export async function findClaimableReward(
   storeId: number,
   rewardId: number,
 ): Promise<ClaimableReward | undefined> {
-  const { rows } = await db.query<RewardColumns>(claimableReward("$2"), [storeId, rewardId]);
+  const { rows } = await db.query<RewardColumns>(
+    claimableRewards("(SELECT $1::bigint AS store_id, $2::bigint AS reward_id, 1 AS position)"),
+    [storeId, rewardId],
+  );
   return toClaimableReward(rows[0]);
 }
 
@@ -143,19 +149,28 @@ export interface ReserveAttempt {
   claim: ReservedClaim | undefined;
 }
 
+export interface ClaimRequest {
+  storeId: number;
+  externalId: number;
+  rewardId: number;
+  code: string;
+}
+
 /**
- * A claim of a reward whose voucher has no usage limit, in one statement: the customer's
- * points are held if what they may spend covers the cost (the UPDATE checks it again on the
- * row it locks, so that concurrent claims never overdraw), and the claim is recorded as
- * reserved. Otherwise it says what it found, for the caller to say why: no customer, no
- * reward, an inactive voucher, a limited one (see lockAndCountIssued), or too few points.
+ * Claims of rewards whose voucher has no usage limit, in one statement for many requests, each
+ * customer at most once: the customer's points are held if what they may spend covers the
+ * cost (the UPDATE checks it again on the row it locks, so that concurrent claims never
+ * overdraw), and the claim is recorded as reserved. Otherwise the attempt says what it found,
+ * for the caller to say why: no customer, no reward, an inactive voucher, a limited one (see
+ * lockAndCountIssued), or too few points. Results are in the order of `claims`.
  */
-export async function reserveClaim(
+export async function reserveClaims(
   db: Queryable,
-  claim: { storeId: number; externalId: number; rewardId: number; code: string },
-): Promise<ReserveAttempt> {
+  claims: readonly ClaimRequest[],
+): Promise<ReserveAttempt[]> {
   const { rows } = await db.query<
     RewardColumns & {
+      position: number;
       customer_id: number | null;
       email: string | null;
       available: number | null;
@@ -165,45 +180,64 @@ export async function reserveClaim(
   >({
     // Prepared once per connection: every claim runs it, and planning it costs as much as
     // running it.
-    name: "reserve-claim",
-    text: `WITH reward AS (${claimableReward("$3")}),
-     held AS (
+    name: "reserve-claims",
+    text: `WITH input AS (
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
+         WITH ORDINALITY AS i(store_id, external_id, reward_id, code, position)
+     ), reward AS (${claimableRewards("input")}),
+     -- Customers locked in id order, as every statement locking several of them does: two
+     -- statements never wait on each other in a cycle.
+     locked AS (
+       SELECT c.id, i.position FROM customers c
+       JOIN input i ON c.store_id = i.store_id AND c.external_id = i.external_id
+       WHERE c.erased_at IS NULL
+       ORDER BY c.id
+       FOR NO KEY UPDATE OF c
+     ), held AS (
        UPDATE customers c SET reserved_points = c.reserved_points + reward.trigger_value,
          updated_at = now()
-       FROM reward
-       WHERE c.store_id = $1 AND c.external_id = $2 AND c.erased_at IS NULL
-         AND reward.active AND reward.usage_limit IS NULL
+       FROM locked JOIN reward ON reward.position = locked.position
+       WHERE c.id = locked.id AND reward.active AND reward.usage_limit IS NULL
          AND c.balance - c.reserved_points >= reward.trigger_value
-       RETURNING c.id
+       RETURNING c.id, locked.position
      ), claim AS (
        INSERT INTO reward_claims
          (store_id, customer_id, reward_id, voucher_version_id, points, code, expires_at)
-       SELECT $1, held.id, reward.reward_id, reward.voucher_id, reward.trigger_value, $4,
-              now() + reward.validity_days * interval '1 day'
-       FROM held, reward
-       RETURNING id, expires_at
+       SELECT i.store_id, held.id, reward.reward_id, reward.voucher_id, reward.trigger_value,
+              i.code, now() + reward.validity_days * interval '1 day'
+       FROM held
+       JOIN input i ON i.position = held.position
+       JOIN reward ON reward.position = held.position
+       ORDER BY held.position
+       RETURNING id, code, expires_at
      ), customer AS (
-       SELECT id, email, balance - reserved_points AS available FROM customers
-       WHERE store_id = $1 AND external_id = $2 AND erased_at IS NULL
+       SELECT i.position, c.id, c.email, c.balance - c.reserved_points AS available
+       FROM input i
+       JOIN customers c ON c.store_id = i.store_id AND c.external_id = i.external_id
+       WHERE c.erased_at IS NULL
      )
-     SELECT reward.*, customer.id AS customer_id, customer.email, customer.available,
-            claim.id AS claim_id, claim.expires_at
-     FROM (SELECT 1) AS one
-     LEFT JOIN customer ON true LEFT JOIN reward ON true LEFT JOIN claim ON true`,
-    values: [claim.storeId, claim.externalId, claim.rewardId, claim.code],
+     SELECT reward.*, i.position, customer.id AS customer_id, customer.email,
+            customer.available, claim.id AS claim_id, claim.expires_at
+     FROM input i
+     LEFT JOIN reward ON reward.position = i.position
+     LEFT JOIN customer ON customer.position = i.position
+     LEFT JOIN claim ON claim.code = i.code
+     ORDER BY i.position`,
+    values: [
+      claims.map((claim) => claim.storeId),
+      claims.map((claim) => claim.externalId),
+      claims.map((claim) => claim.rewardId),
+      claims.map((claim) => claim.code),
+    ],
   });
-  const row = rows[0];
-  return {
+  return rows.map((row) => ({
     customer:
-      row?.customer_id === undefined || row.customer_id === null
+      row.customer_id === null
         ? undefined
         : { id: row.customer_id, email: row.email, available: row.available ?? 0 },
     reward: toClaimableReward(row),
-    claim:
-      row?.claim_id === undefined || row.claim_id === null
-        ? undefined
-        : { id: row.claim_id, expiresAt: row.expires_at },
-  };
+    claim: row.claim_id === null ? undefined : { id: row.claim_id, expiresAt: row.expires_at },
+  }));
 }
 
 /**
@@ -317,10 +351,15 @@ export async function confirmClaims(
        RETURNING id, store_id, customer_id, reward_id, points
      ), spent AS (
        SELECT customer_id, sum(points) AS points FROM claim GROUP BY customer_id
+     ), locked AS (
+       -- In id order, as every statement locking several customers does (see reserveClaims).
+       SELECT c.id, spent.points FROM customers c JOIN spent ON spent.customer_id = c.id
+       ORDER BY c.id
+       FOR NO KEY UPDATE OF c
      ), customer AS (
-       UPDATE customers c SET balance = c.balance - spent.points,
-         reserved_points = c.reserved_points - spent.points, updated_at = now()
-       FROM spent WHERE c.id = spent.customer_id
+       UPDATE customers c SET balance = c.balance - locked.points,
+         reserved_points = c.reserved_points - locked.points, updated_at = now()
+       FROM locked WHERE c.id = locked.id
        RETURNING c.id, c.external_id, c.balance
      ), settled AS (
        -- From the balance after the last claim, back to the one after each.

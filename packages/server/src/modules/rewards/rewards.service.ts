@@ -29,8 +29,10 @@ import {
   lockClaimingCustomer,
   notifyRewardsChanged,
   releaseClaim,
-  reserveClaim,
+  reserveClaims,
   type ClaimableReward,
+  type ClaimRequest,
+  type ReserveAttempt,
   type ClaimingCustomer,
   type ReservedClaim,
 } from "./rewards.repository.js";
@@ -88,6 +90,8 @@ export class RewardsService {
    * One group at a time, so that two groups never lock the same customers in opposite orders.
    */
   private readonly confirmations: Batcher<number, number | undefined>;
+  /** Reservations are written in groups too (see reserveInTurns). */
+  private readonly reservations: Batcher<ClaimRequest, ReserveAttempt>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -97,6 +101,10 @@ export class RewardsService {
     /** Age after which a reserved claim's request is presumed dead (CLAIM_RECONCILE_AFTER_MS). */
     private readonly reconcileAfterMs: number,
   ) {
+    this.reservations = new Batcher((claims) => reserveInTurns(pool, claims), {
+      maxBatch: 100,
+      maxInFlight: 1,
+    });
     this.confirmations = new Batcher((claimIds) => confirmClaims(pool, claimIds), {
       maxBatch: 100,
       maxInFlight: 1,
@@ -207,7 +215,7 @@ export class RewardsService {
     rewardId: number,
   ): Promise<Reservation | { refusal: ClaimRefusal }> {
     const code = newDiscountCode();
-    const attempt = await reserveClaim(this.pool, {
+    const attempt = await this.reservations.write({
       storeId: store.id,
       externalId,
       rewardId,
@@ -268,6 +276,37 @@ export class RewardsService {
     if (claim?.limited) await notifyRewardsChanged(this.pool, claim.storeId);
     return claim !== undefined;
   }
+}
+
+/**
+ * Reserves a group of claims, a customer's claims in turns: one statement holds one claim per
+ * customer, so a customer claiming twice at once has the second judged on what the first left.
+ */
+async function reserveInTurns(
+  pool: pg.Pool,
+  claims: readonly ClaimRequest[],
+): Promise<ReserveAttempt[]> {
+  const attempts = new Array<ReserveAttempt>(claims.length);
+  let waiting = claims.map((claim, index) => ({ claim, index }));
+  while (waiting.length > 0) {
+    const customers = new Set<string>();
+    const turn: typeof waiting = [];
+    const later: typeof waiting = [];
+    for (const entry of waiting) {
+      const customer = `${entry.claim.storeId}:${entry.claim.externalId}`;
+      (customers.has(customer) ? later : turn).push(entry);
+      customers.add(customer);
+    }
+    const results = await reserveClaims(
+      pool,
+      turn.map((entry) => entry.claim),
+    );
+    turn.forEach((entry, position) => {
+      attempts[entry.index] = results[position] as ReserveAttempt;
+    });
+    waiting = later;
+  }
+  return attempts;
 }
 
 /** A claim's customer and reward, or the error the spec answers when either is unknown. */
