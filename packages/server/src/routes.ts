@@ -1,4 +1,4 @@
-import type { Router } from "express";
+import { Router } from "express";
 import { customersRoutes } from "./modules/customers/customers.routes.js";
 import { CustomersService } from "./modules/customers/customers.service.js";
 import { ordersRoutes } from "./modules/orders/orders.routes.js";
@@ -14,11 +14,11 @@ import type { AppContext } from "./runtime.js";
  */
 export function storefrontRoutes(context: AppContext): Router[] {
   const { rewards, widgets, storefront } = context.services;
-  return [
-    pointsRoutes(context, storefront),
-    rewardListRoutes(context, rewards),
-    widgetsRoutes(context, widgets),
-  ];
+  const router = Router();
+  pointsRoutes(context, storefront, router);
+  rewardListRoutes(context, rewards, router);
+  widgetsRoutes(context, widgets, router);
+  return [router];
 }
 
 /** Every other operation of the API, one router per module. */

@@ -2,8 +2,8 @@ import type { Response } from "express";
 import type { CachedSection, MaybePromise } from "../modules/storefront/storefront.cache.js";
 import { AppError } from "./app-error.js";
 
-/** Sends a JSON text as a 200 that browsers and shared caches may keep, tagged `etag`. */
-export type SendCacheable = (res: Response, etag: string, json: string) => void;
+/** Sends a JSON body as a 200 that browsers and shared caches may keep, tagged `etag`. */
+export type SendCacheable = (res: Response, etag: string, json: string | Buffer) => void;
 
 /**
  * Storefront reads: `Cache-Control: public, max-age=<maxAgeSeconds>` and an ETag, with 304 when
@@ -30,18 +30,18 @@ export function cacheableJson(maxAgeSeconds: number): SendCacheable {
 }
 
 /**
- * Answers a storefront read whose whole body is a cached section of JSON text (reward list,
- * widget configurations): 200 cacheable, or not-found when no store has the domain. Returns
+ * Answers a storefront read whose whole body is a cached section of JSON, encoded once when
+ * it was loaded (reward list, widget configurations): 200 cacheable, or not-found when no store has the domain. Returns
  * nothing when the section was in memory: the hot path awaits nothing.
  */
 export function sendCachedSection(
   maxAgeSeconds: number,
 ): (
   res: Response,
-  section: MaybePromise<CachedSection<string> | undefined>,
+  section: MaybePromise<CachedSection<Buffer> | undefined>,
 ) => void | Promise<void> {
   const sendCacheable = cacheableJson(maxAgeSeconds);
-  const send = (res: Response, loaded: CachedSection<string> | undefined) => {
+  const send = (res: Response, loaded: CachedSection<Buffer> | undefined) => {
     if (!loaded) throw new AppError("not-found", "No store has this domain.");
     sendCacheable(res, loaded.etag, loaded.value);
   };

@@ -25,14 +25,18 @@ function foldIndexedKeys(query: Record<string, unknown>): Record<string, unknown
   return folded ?? query;
 }
 
-export function pointsRoutes(context: AppContext, storefront: StorefrontCache): Router {
+export function pointsRoutes(
+  context: AppContext,
+  storefront: StorefrontCache,
+  /** The storefront reads share one router: each one more to walk costs every read. */
+  router: Router = Router(),
+): Router {
   const points = new PointsService(context.pool, storefront);
   const sendCacheable = cacheableJson(context.config.storefrontMaxAge);
   // The body is made of these three values only: they are its etag, in every process.
   const sendCalculation = (res: Response, result: CalculatePointsResponse) =>
     sendCacheable(res, `W/"${result.points}-${result.type}-${result.id}"`, JSON.stringify(result));
 
-  const router = Router();
   router.get("/point/product-points/calculate", (req, res) => {
     const query = parseRequest(
       calculatePointsQuerySchema,

@@ -15,9 +15,13 @@ import type { RewardsService } from "./rewards.service.js";
  * GET /reward/list (public, `domain`): a storefront read, served from memory. Its only errors
  * are not-found and the revision reasons: a missing or unknown domain is not-found.
  */
-export function rewardListRoutes(context: AppContext, rewards: RewardsService): Router {
+export function rewardListRoutes(
+  context: AppContext,
+  rewards: RewardsService,
+  /** The storefront reads share one router: each one more to walk costs every read. */
+  router: Router = Router(),
+): Router {
   const send = sendCachedSection(context.config.storefrontMaxAge);
-  const router = Router();
   router.get("/reward/list", (req, res) => {
     const { domain } = parseRequest(rewardListQuerySchema, req.query, "query", "not-found");
     return send(res, rewards.list(domain));

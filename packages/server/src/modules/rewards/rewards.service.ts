@@ -82,8 +82,8 @@ export function platformFailure(
  * confirmed when the platform has the code, released when it has not.
  */
 export class RewardsService {
-  /** The store's obtainable rewards, as the JSON text the list answers with. */
-  private readonly catalogue: StorefrontSection<string>;
+  /** The store's obtainable rewards, as the JSON body the list answers with. */
+  private readonly catalogue: StorefrontSection<Buffer>;
   /**
    * Confirmations are written in groups, as registrations are: under load one statement (and
    * one commit) confirms the claims of many requests, each answered once its own is committed.
@@ -113,13 +113,13 @@ export class RewardsService {
       load: async (store) => {
         const rewards: RewardListResponse = await listObtainableRewards(pool, store.id);
         const json = JSON.stringify(rewards);
-        return { value: json, version: json };
+        return { value: Buffer.from(json), version: json };
       },
     };
   }
 
-  /** The list's JSON text; undefined when no store has the domain. Synchronous when cached. */
-  list(domain: string): MaybePromise<CachedSection<string> | undefined> {
+  /** The list's JSON body; undefined when no store has the domain. Synchronous when cached. */
+  list(domain: string): MaybePromise<CachedSection<Buffer> | undefined> {
     return this.storefront.section(domain, this.catalogue);
   }
 

@@ -10,9 +10,13 @@ import type { WidgetsService } from "./widgets.service.js";
  * (public, `domain`): storefront reads served from memory. Their only errors are not-found and
  * the revision reasons: a missing or unknown domain is not-found.
  */
-export function widgetsRoutes(context: AppContext, widgets: WidgetsService): Router {
+export function widgetsRoutes(
+  context: AppContext,
+  widgets: WidgetsService,
+  /** The storefront reads share one router: each one more to walk costs every read. */
+  router: Router = Router(),
+): Router {
   const send = sendCachedSection(context.config.storefrontMaxAge);
-  const router = Router();
   for (const kind of widgetKindSchema.options) {
     router.get(`/store/widget/${kind}`, (req, res) => {
       const { domain } = parseRequest(widgetConfigQuerySchema, req.query, "query", "not-found");

@@ -80,15 +80,15 @@ function servedHeader(header: PresentationHeader, brandingColor: string): Presen
  * and forgotten when the configuration or the store changes.
  */
 export class WidgetsService {
-  /** Each widget's response body, as JSON text, per store. */
-  private readonly sections: Record<WidgetKind, StorefrontSection<string>>;
+  /** Each widget's response body (JSON, encoded once), per store. */
+  private readonly sections: Record<WidgetKind, StorefrontSection<Buffer>>;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly storefront: StorefrontCache,
     private readonly logger: Logger,
   ) {
-    const section = (kind: WidgetKind): StorefrontSection<string> => ({
+    const section = (kind: WidgetKind): StorefrontSection<Buffer> => ({
       load: async (store) => {
         const config = await this.load(store, kind);
         const { domain, language, currency, brandingColor } = store;
@@ -96,7 +96,7 @@ export class WidgetsService {
           store: { domain, language, currency, brandingColor },
           config,
         });
-        return { value: json, version: json };
+        return { value: Buffer.from(json), version: json };
       },
     });
     this.sections = {
@@ -106,8 +106,8 @@ export class WidgetsService {
     };
   }
 
-  /** The response body as JSON text; undefined when no store has the domain. */
-  configuration(domain: string, kind: WidgetKind): MaybePromise<CachedSection<string> | undefined> {
+  /** The response body; undefined when no store has the domain. */
+  configuration(domain: string, kind: WidgetKind): MaybePromise<CachedSection<Buffer> | undefined> {
     return this.storefront.section(domain, this.sections[kind]);
   }
 
