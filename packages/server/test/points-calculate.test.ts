@@ -1,9 +1,9 @@
-import { get, type IncomingHttpHeaders } from "node:http";
 import { problemSchema } from "@loyalty/shared-types";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { StoreChangeListener } from "../src/db/store-changes.js";
 import { startTestApp, type TestApp } from "./support/app.js";
+import { revalidate } from "./support/revalidate.js";
 
 const PATH = "/point/product-points/calculate";
 const SHOP = "https://shop.example";
@@ -289,31 +289,19 @@ describe("GET /point/product-points/calculate: HTTP caching", () => {
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
   });
 
-  /** As a browser's cache revalidates (fetch() would add `Cache-Control: no-cache`). */
-  const revalidate = (ifNoneMatch: string) =>
-    new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>(
-      (resolve, reject) => {
-        const url = `${app.baseUrl}${PATH}?${search(query)}`;
-        get(url, { headers: { "if-none-match": ifNoneMatch } }, (response) => {
-          let body = "";
-          response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-          response.on("end", () =>
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-          );
-        }).on("error", reject);
-      },
-    );
+  const revalidateCalculation = (ifNoneMatch: string) =>
+    revalidate(`${app.baseUrl}${PATH}?${search(query)}`, ifNoneMatch);
 
   it("answers 304 without a body to a matching If-None-Match", async () => {
     const etag = (await calculate(query)).headers.get("etag") as string;
     for (const ifNoneMatch of [etag, `W/"other", ${etag}`, etag.slice(2), "*"]) {
-      const response = await revalidate(ifNoneMatch);
+      const response = await revalidateCalculation(ifNoneMatch);
       expect(response.status).toBe(304);
       expect(response.body).toBe("");
       expect(response.headers["etag"]).toBe(etag);
       expect(response.headers["cache-control"]).toBe("public, max-age=120");
     }
-    const changed = await revalidate('W/"other"');
+    const changed = await revalidateCalculation('W/"other"');
     expect(changed.status).toBe(200);
     expect(JSON.parse(changed.body)).toMatchObject({ type: "category" });
   });

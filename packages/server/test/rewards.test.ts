@@ -1,4 +1,3 @@
-import { get } from "node:http";
 import {
   claimRefusalSchema,
   claimRewardResponseSchema,
@@ -8,6 +7,7 @@ import {
 } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestApp, type TestApp } from "./support/app.js";
+import { revalidate } from "./support/revalidate.js";
 import {
   addReward,
   customerWithPoints,
@@ -31,19 +31,6 @@ type Store = Awaited<ReturnType<typeof storeWithKey>>;
 function list(domain: string | undefined, headers: Record<string, string> = LATEST) {
   const query = domain === undefined ? "" : `?domain=${encodeURIComponent(domain)}`;
   return fetch(`${app.baseUrl}/reward/list${query}`, { headers });
-}
-
-/**
- * A conditional GET through node:http: fetch turns a request with If-None-Match into one with
- * Cache-Control: no-cache, which any server must answer in full.
- */
-function conditionalStatus(path: string, etag: string): Promise<number | undefined> {
-  return new Promise((resolve, reject) => {
-    get(`${app.baseUrl}${path}`, { headers: { ...LATEST, "if-none-match": etag } }, (response) => {
-      response.resume();
-      resolve(response.statusCode);
-    }).on("error", reject);
-  });
 }
 
 function claim(
@@ -206,8 +193,8 @@ describe("GET /reward/list", () => {
     const etag = first.headers.get("etag") as string;
     expect(etag).toMatch(/^W\/"/);
     const path = `/reward/list?domain=${encodeURIComponent(shop.store.domain)}`;
-    expect(await conditionalStatus(path, etag)).toBe(304);
-    expect(await conditionalStatus(path, 'W/"another"')).toBe(200);
+    expect((await revalidate(`${app.baseUrl}${path}`, etag, LATEST)).status).toBe(304);
+    expect((await revalidate(`${app.baseUrl}${path}`, 'W/"another"', LATEST)).status).toBe(200);
     const legacy = await list("HTTPS://Rewards.example/", {});
     expect(legacy.headers.get("revision")).toBe("2026-01-01");
     expect(await legacy.json()).toEqual(await first.json());

@@ -1,4 +1,3 @@
-import { get, type IncomingHttpHeaders } from "node:http";
 import {
   cartWidgetResponseSchema,
   legacyErrorSchema,
@@ -15,6 +14,7 @@ import {
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AppError } from "../src/http/app-error.js";
+import { revalidate } from "./support/revalidate.js";
 import { eventually, startTestApp, type TestApp } from "./support/app.js";
 
 const PROBLEMS = "https://loyalty.dev/problems";
@@ -482,19 +482,10 @@ describe.each(KINDS)("GET /store/widget/%s", (kind) => {
   });
 
   describe("HTTP caching", () => {
-    /** As a browser's cache revalidates (fetch() would add `Cache-Control: no-cache`). */
-    const revalidate = (domain: string, ifNoneMatch: string) =>
-      new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>(
-        (resolve, reject) => {
-          const url = `${app.baseUrl}/store/widget/${kind}?domain=${encodeURIComponent(domain)}`;
-          get(url, { headers: { "if-none-match": ifNoneMatch } }, (response) => {
-            let body = "";
-            response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-            response.on("end", () =>
-              resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-            );
-          }).on("error", reject);
-        },
+    const revalidateWidget = (domain: string, ifNoneMatch: string) =>
+      revalidate(
+        `${app.baseUrl}/store/widget/${kind}?domain=${encodeURIComponent(domain)}`,
+        ifNoneMatch,
       );
 
     it("is publicly cacheable for a minute, with an ETag and Vary: revision", async () => {
@@ -510,13 +501,13 @@ describe.each(KINDS)("GET /store/widget/%s", (kind) => {
     it("answers 304 without a body to If-None-Match with the ETag", async () => {
       const { domain } = await newStore();
       const etag = (await widget(kind, { domain })).headers.get("etag") as string;
-      const unchanged = await revalidate(domain, etag);
+      const unchanged = await revalidateWidget(domain, etag);
       expect(unchanged.status).toBe(304);
       expect(unchanged.body).toBe("");
       expect(unchanged.headers["etag"]).toBe(etag);
       expect(unchanged.headers["cache-control"]).toBe("public, max-age=60");
 
-      const other = await revalidate(domain, 'W/"something-else"');
+      const other = await revalidateWidget(domain, 'W/"something-else"');
       expect(other.status).toBe(200);
       expect(RESPONSE_SCHEMAS[kind].parse(JSON.parse(other.body)).store.domain).toBe(domain);
     });
@@ -538,7 +529,7 @@ describe.each(KINDS)("GET /store/widget/%s", (kind) => {
       expect(changed.etag).toMatch(/^(W\/)?".+"$/);
       expect(changed.etag).not.toBe(etag);
       // The browser's copy, tagged with the old ETag, is no longer fresh.
-      const revalidated = await revalidate(domain, etag);
+      const revalidated = await revalidateWidget(domain, etag);
       expect(revalidated.status).toBe(200);
       expect(JSON.parse(revalidated.body).config).toEqual(SAVED[kind]);
     });
