@@ -130,9 +130,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       "DATABASE_URL: required in production (the embedded PostgreSQL is for development machines)",
     );
   }
-  if (env.CLAIM_RECONCILE_AFTER_MS <= env.PLATFORM_TIMEOUT_MS) {
+  // A code's creation may take two requests (PrestaShop looks the code up first).
+  if (env.CLAIM_RECONCILE_AFTER_MS < 2 * env.PLATFORM_TIMEOUT_MS) {
     problems.push(
-      `CLAIM_RECONCILE_AFTER_MS: must be longer than PLATFORM_TIMEOUT_MS (${env.PLATFORM_TIMEOUT_MS}), or a claim still waiting for its platform would be settled under it`,
+      `CLAIM_RECONCILE_AFTER_MS: must be at least twice PLATFORM_TIMEOUT_MS (${2 * env.PLATFORM_TIMEOUT_MS}), or a claim still waiting for its platform could be settled under it`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

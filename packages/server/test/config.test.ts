@@ -43,4 +43,14 @@ describe("configuration", () => {
       "https://errors.shop.example/p",
     );
   });
+
+  it("refuses to settle claims before their platform could have answered", () => {
+    expect(() =>
+      loadConfig({ PLATFORM_TIMEOUT_MS: "10000", CLAIM_RECONCILE_AFTER_MS: "15000" }),
+    ).toThrow(/CLAIM_RECONCILE_AFTER_MS: must be at least twice PLATFORM_TIMEOUT_MS \(20000\)/);
+    expect(
+      loadConfig({ PLATFORM_TIMEOUT_MS: "10000", CLAIM_RECONCILE_AFTER_MS: "20000" })
+        .claimReconcileAfterMs,
+    ).toBe(20_000);
+  });
 });

@@ -279,6 +279,8 @@ describe("POST /point/referral", () => {
       [{ email: "not-an-address" }, ["/email"]],
       [{ email: "x@example.com", language: "french" }, ["/language"]],
       [{ email: "x@example.com", firstName: 12 }, ["/firstName"]],
+      [{ email: "x@example.com", firstName: "Win at https://spam.example" }, ["/firstName"]],
+      [{ email: "x@example.com", lastName: "" }, ["/lastName"]],
       [{ email: 5, language: 5 }, ["/email", "/language"]],
     ];
     for (const [body, pointers] of cases) {
@@ -483,18 +485,69 @@ describe("POST /reward/referral/get-referee-code", () => {
     expect(await referralRows(shop.store.id)).toEqual([
       { email: "newbie@example.com", status: "completed" },
     ]);
-    const { rows } = await app.context.pool.query(
-      `SELECT t.kind, t.points FROM ledger_transactions t
-       JOIN customers c ON c.id = t.customer_id
-       WHERE c.store_id = $1 AND c.external_id = 1`,
-      [shop.store.id],
-    );
+    // The bonus follows in a job of its own, once.
+    const rows = await eventually(async () => {
+      const { rows: entries } = await app.context.pool.query(
+        `SELECT t.kind, t.points FROM ledger_transactions t
+         JOIN customers c ON c.id = t.customer_id
+         WHERE c.store_id = $1 AND c.external_id = 1`,
+        [shop.store.id],
+      );
+      return entries.length > 0 ? entries : undefined;
+    });
     expect(rows).toEqual([{ kind: "referral_bonus", points: 150 }]);
+    await app.context.services.referrals.creditBonus(
+      (
+        await app.context.pool.query<{ id: number }>(
+          `SELECT id FROM referrals WHERE store_id = $1`,
+          [shop.store.id],
+        )
+      ).rows[0]?.id as number,
+    );
     expect(await pointsOf(app.context.pool, shop.store.id, 1)).toEqual({
       balance: 150,
       ledger: 150,
       entries: 1,
     });
+  });
+});
+
+describe("completion", () => {
+  it("is not earned by a customer who had ordered before taking the invited address", async () => {
+    const shop = await storeWithProgram("https://not-first.example");
+    await customerWithPoints(app.context.pool, shop.store.id, 1, 0, "referrer@example.com");
+    const register = (externalId: number, email: string) =>
+      fetch(`${app.baseUrl}/api/order/register`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: shop.authorization,
+          ...LATEST,
+        },
+        body: JSON.stringify({
+          externalId,
+          customer: { externalId: 70, email },
+          currency: "EUR",
+          lines: [{ lineId: 1, productId: 1, quantity: 1, unitPrice: 20 }],
+        }),
+      });
+    const credited = () =>
+      eventually(async () => {
+        const { rows } = await app.context.pool.query(
+          `SELECT 1 FROM orders WHERE store_id = $1 AND status = 'pending'`,
+          [shop.store.id],
+        );
+        return rows.length === 0 ? true : undefined;
+      });
+    expect((await register(1, "old@example.com")).status).toBe(201);
+    await credited();
+    // Invited under another address, then orders under it: not a newcomer.
+    expect((await refer(shop, 1, { email: "new-address@example.com" })).status).toBe(201);
+    expect((await register(2, "new-address@example.com")).status).toBe(201);
+    await credited();
+    expect(await referralRows(shop.store.id)).toEqual([
+      { email: "new-address@example.com", status: "pending" },
+    ]);
   });
 });
 

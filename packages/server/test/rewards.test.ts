@@ -2,6 +2,7 @@ import {
   claimRefusalSchema,
   claimRewardResponseSchema,
   customerHistoryResponseV2Schema,
+  eventDataSchemas,
   problemSchema,
   rewardListResponseSchema,
 } from "@loyalty/shared-types";
@@ -316,6 +317,8 @@ describe("POST /reward/claim/{externalId}", () => {
         payload: { customer: { externalId: 10 }, rewardId: fiveEuros, points: 500, balance: 700 },
       },
     ]);
+    // Written by SQL, read as the shared contract says.
+    expect(eventDataSchemas.REWARD_OBTAINED.parse(events[0]?.payload)).toEqual(events[0]?.payload);
     // The customer finds the code again in their history.
     const history = await fetch(
       `${app.baseUrl}/point/user-history/10?${new URLSearchParams({

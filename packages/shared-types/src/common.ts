@@ -54,6 +54,22 @@ export const isoDateTimeSchema = z.iso.datetime({ offset: true });
 
 export const emailSchema = z.email().max(254);
 
+/**
+ * A person's first or last name as the service repeats it to others (an invitation's greeting
+ * and subject): letters, spaces, apostrophes, dots and hyphens, so that no one can make a
+ * store's email carry a link or a message of their own.
+ */
+export const personNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(50)
+  // Empty passes here: min(1) says what is wrong with it, once.
+  .regex(
+    /^([\p{L}\p{M}][\p{L}\p{M}' .-]*)?$/u,
+    "may contain letters, spaces, apostrophes, dots and hyphens only",
+  );
+
 /** A colour the widgets may paint with: hex, rgb()/hsl() with numbers, or "" for "unset". */
 export const colorSchema = z
   .string()

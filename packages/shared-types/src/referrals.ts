@@ -6,6 +6,7 @@ import {
   externalIdTextSchema,
   isoDateTimeSchema,
   languageSchema,
+  personNameSchema,
   pointsSchema,
 } from "./common.js";
 import { voucherTermsInputSchema, voucherTermsSchema } from "./rewards.js";
@@ -20,8 +21,8 @@ export const createReferralQuerySchema = z.object({
 export const createReferralRequestSchema = z.object({
   /** The invited person's address; the invitation is sent there. */
   email: emailSchema,
-  firstName: z.string().trim().max(100).optional(),
-  lastName: z.string().trim().max(100).optional(),
+  firstName: personNameSchema.optional(),
+  lastName: personNameSchema.optional(),
   /** Language of the invitation email; the store's default language otherwise. */
   language: languageSchema.optional(),
 });

@@ -14,6 +14,7 @@ export interface TaskPayloads {
   "process-refund": { refundId: number };
   "deliver-webhook": { deliveryId: number };
   "send-referral-invitation": { referralId: number };
+  "credit-referral-bonus": { referralId: number };
   "reconcile-claims": Record<string, never>;
 }
 export type TaskName = keyof TaskPayloads;

@@ -59,8 +59,9 @@ export async function startWorkers(
     noHandleSignals: true,
     pollInterval: 2_000,
     taskList,
-    // Once a minute, on one worker of all those running (the queue keeps the schedule).
-    crontab: "* * * * * reconcile-claims ?max=1",
+    // Once a minute, on one worker of all those running (the queue keeps the schedule); the
+    // named queue runs one at a time, so a slow run is never overlapped by the next.
+    crontab: "* * * * * reconcile-claims ?max=1&queue=claims-reconciliation",
     events,
     logger: workerLogger(context.logger),
     preset: {

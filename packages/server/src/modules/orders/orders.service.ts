@@ -202,9 +202,8 @@ export class OrdersService {
       return { order, customerId, ...result };
     });
 
-    // A referee's first order completes their referral: the referrer earns the bonus in the
-    // same transaction as the order's points.
-    const completed = await completeReferrals(
+    // A referee's first order completes their referral (the referrer's bonus follows in a job).
+    await completeReferrals(
       tx,
       storeId,
       credited.flatMap(({ order, customerId }) =>
@@ -212,24 +211,16 @@ export class OrdersService {
       ),
     );
     const earning = credited.filter((entry) => entry.points > 0);
-    const balances = await appendLedgerEntries(tx, [
-      ...earning.map((entry) => ({
+    const balances = await appendLedgerEntries(
+      tx,
+      earning.map((entry) => ({
         storeId,
         customerId: entry.customerId,
         kind: "earn" as const,
         points: entry.points,
         orderId: entry.order.id,
       })),
-      ...completed
-        .filter((referral) => referral.referrerBonus > 0)
-        .map((referral) => ({
-          storeId,
-          customerId: referral.referrerCustomerId,
-          kind: "referral_bonus" as const,
-          points: referral.referrerBonus,
-          referralId: referral.id,
-        })),
-    ]);
+    );
     await markOrdersProcessed(
       tx,
       credited.map((entry) => ({

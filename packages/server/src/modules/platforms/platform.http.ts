@@ -1,8 +1,5 @@
 import { PlatformError, type PlatformFailureReason } from "./platform.types.js";
 
-/** How long a platform has to answer before the request is given up (platform-unavailable). */
-export const DEFAULT_PLATFORM_TIMEOUT_MS = 10_000;
-
 /** What the platform answered: any status, with its body parsed as JSON when it is JSON. */
 export interface PlatformResponse {
   status: number;

@@ -48,7 +48,9 @@ export interface PlatformAdapter {
   /**
    * Creates a code usable once, by the customer when one is named. Idempotent on the code: when
    * the platform already has a code with this text (a retry after a lost answer), it resolves
-   * as if it had created it. Throws PlatformError.
+   * as if it had created it. (PrestaShop does not refuse a duplicate: its adapter looks the code
+   * up first, and two first requests racing could make two rules of one code, each usable
+   * once.) Throws PlatformError.
    */
   createDiscountCode(request: DiscountCodeRequest): Promise<void>;
   /** Whether the platform has a code with this text (to settle a claim a crash interrupted). */

@@ -7,10 +7,11 @@ import type pg from "pg";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
+import type { Logger } from "pino";
 import { AppError } from "../../http/app-error.js";
 import { parseRequest } from "../../http/validate.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
-import type { PlatformAdapter } from "./platform.types.js";
+import type { PlatformAdapter, PlatformError } from "./platform.types.js";
 import {
   findConnection,
   insertSandboxCodes,
@@ -21,6 +22,26 @@ import { PrestaShopPlatform } from "./prestashop.platform.js";
 import { SandboxPlatform } from "./sandbox.platform.js";
 import { ShopifyPlatform } from "./shopify.platform.js";
 import { WooCommercePlatform } from "./woocommerce.platform.js";
+
+/** Safe to show a storefront: the platform's own words stay in the log. */
+const PLATFORM_DETAIL = {
+  "platform-credentials-rejected":
+    "The store's platform refused the credentials registered for the store.",
+  "platform-resource-not-found":
+    "The store's platform does not expose the discount codes the service needs.",
+  "platform-request-rejected": "The store's platform refused to create the discount code.",
+  "platform-unavailable": "The store's platform did not answer. Retry in a moment.",
+} as const;
+
+/** The AppError a platform failure answers with; the platform's message is logged here. */
+export function platformFailure(
+  error: PlatformError,
+  logger: Logger,
+  context: Record<string, unknown>,
+): AppError {
+  logger.warn({ ...context, reason: error.reason, err: error.message }, "store platform failed");
+  return new AppError(error.reason, PLATFORM_DETAIL[error.reason], undefined, { cause: error });
+}
 
 /** Binds the credentials' ciphertext to their store: copied to another store, they do not decrypt. */
 function sealContext(storeId: number): string {
@@ -81,12 +102,6 @@ export class PlatformsService {
           : this.secrets.encrypt(JSON.stringify(connection), sealContext(storeId)),
     });
     return { platform, url };
-  }
-
-  async summary(storeId: number): Promise<ConnectionSummary> {
-    const stored = await findConnection(this.pool, storeId);
-    if (!stored) throw new AppError("not-found", "No store has this id.");
-    return { platform: stored.platform, url: stored.url };
   }
 
   /** The adapter speaking to the store's platform. */

@@ -196,7 +196,6 @@ export interface InvitationRow {
   storeLanguage: string;
   landingUrl: string | null;
   referrerFirstName: string | null;
-  referrerLastName: string | null;
   refereeVoucher: VoucherTerms;
 }
 
@@ -210,7 +209,7 @@ export async function findInvitation(
             r.hash_sealed AS "hashSealed", r.invitation_sent_at AS "sentAt",
             s.id AS "storeId", s.name AS "storeName", s.domain AS "storeDomain",
             s.language AS "storeLanguage", p.landing_url AS "landingUrl",
-            c.first_name AS "referrerFirstName", c.last_name AS "referrerLastName",
+            c.first_name AS "referrerFirstName",
             r.referee_voucher AS "refereeVoucher"
      FROM referrals r
      JOIN stores s ON s.id = r.store_id
@@ -226,32 +225,68 @@ export async function markInvitationSent(db: Queryable, referralId: number): Pro
   await db.query(`UPDATE referrals SET invitation_sent_at = now() WHERE id = $1`, [referralId]);
 }
 
-export interface CompletedReferral {
-  id: number;
-  referrerCustomerId: number;
-  referrerBonus: number;
-}
-
 /**
- * Completes the store's pending referrals of these customers' addresses: their first order is
- * being credited. Returns what the referrers earn. A referrer who ordered under the address
- * they invited referred nobody: that referral stays pending.
+ * Completes the store's pending referrals of these customers' addresses, when the order being
+ * credited is the referee's first, and queues the referrer's bonus (a job of its own: the
+ * referrer's row is then locked alone, never among the buyers of the batch). A referrer who
+ * ordered under the address they invited referred nobody: that referral stays pending.
+ * Returns how many referrals completed.
  */
 export async function completeReferrals(
   db: Queryable,
   storeId: number,
   referees: readonly { customerId: number; email: string }[],
-): Promise<CompletedReferral[]> {
-  if (referees.length === 0) return [];
-  const { rows } = await db.query<CompletedReferral>(
-    `UPDATE referrals r SET status = 'completed', referee_customer_id = c.customer_id,
-       completed_at = now()
-     FROM unnest($2::bigint[], $3::text[]) AS c(customer_id, email)
-     WHERE r.store_id = $1 AND r.status = 'pending' AND r.email = lower(c.email)
-       AND r.referrer_customer_id <> c.customer_id
-     RETURNING r.id, r.referrer_customer_id AS "referrerCustomerId",
-               r.referrer_bonus AS "referrerBonus"`,
+): Promise<number> {
+  if (referees.length === 0) return 0;
+  const { rows } = await db.query<{ completed: number }>(
+    `WITH completed AS (
+       UPDATE referrals r SET status = 'completed', referee_customer_id = c.customer_id,
+         completed_at = now()
+       FROM unnest($2::bigint[], $3::text[]) AS c(customer_id, email)
+       WHERE r.store_id = $1 AND r.status = 'pending' AND r.email = lower(c.email)
+         AND r.referrer_customer_id <> c.customer_id
+         -- The batch's own orders are still pending: a processed one came before.
+         AND NOT EXISTS (SELECT 1 FROM orders o
+                         WHERE o.customer_id = c.customer_id AND o.status = 'processed')
+       RETURNING r.id, r.referrer_bonus
+     ), jobs AS (
+       SELECT graphile_worker.add_job('credit-referral-bonus', json_build_object('referralId', id))
+       FROM completed WHERE referrer_bonus > 0
+     )
+     SELECT (SELECT count(*) FROM completed)::int AS completed, (SELECT count(*) FROM jobs)`,
     [storeId, referees.map((referee) => referee.customerId), referees.map((r) => r.email)],
   );
-  return rows;
+  return rows[0]?.completed ?? 0;
+}
+
+export interface BonusDue {
+  storeId: number;
+  referrerCustomerId: number;
+  referrerBonus: number;
+}
+
+/**
+ * The bonus a completed referral owes its referrer, locked, or undefined when it owes none (or
+ * was credited already: the job runs at least once).
+ */
+export async function lockBonusDue(
+  db: Queryable,
+  referralId: number,
+): Promise<BonusDue | undefined> {
+  const { rows } = await db.query<BonusDue>(
+    `SELECT r.store_id AS "storeId", r.referrer_customer_id AS "referrerCustomerId",
+            r.referrer_bonus AS "referrerBonus"
+     FROM referrals r
+     WHERE r.id = $1 AND r.status = 'completed' AND r.referrer_bonus > 0
+     FOR NO KEY UPDATE`,
+    [referralId],
+  );
+  const due = rows[0];
+  if (!due) return undefined;
+  // After the lock: a job that waited for another one's credit sees it.
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM ledger_transactions WHERE referral_id = $1 AND kind = 'referral_bonus'`,
+    [referralId],
+  );
+  return rowCount === 0 ? due : undefined;
 }

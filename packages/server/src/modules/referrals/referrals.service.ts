@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
+  personNameSchema,
   referralProgramSchema,
   type CreateReferralRequest,
   type CreateReferralResponse,
@@ -16,10 +17,10 @@ import { AppError } from "../../http/app-error.js";
 import { parseRequest } from "../../http/validate.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { ensureCustomer, findCustomerIdByEmail } from "../customers/customers.repository.js";
+import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
-import type { PlatformsService } from "../platforms/platforms.service.js";
-import { platformFailure } from "../rewards/rewards.service.js";
+import { platformFailure, type PlatformsService } from "../platforms/platforms.service.js";
 import { invitationEmail } from "./referral-email.js";
 import {
   findInvitation,
@@ -28,6 +29,7 @@ import {
   findReferralStatus,
   insertReferral,
   markInvitationSent,
+  lockBonusDue,
   markRefereeCodeIssued,
   saveReferralProgram,
 } from "./referrals.repository.js";
@@ -118,10 +120,10 @@ export class ReferralsService {
     if (status) throw refusalFor(status);
 
     const hash = randomBytes(32).toString("base64url");
-    const id = await withTransaction(this.pool, async (tx) => {
+    await withTransaction(this.pool, async (tx) => {
       const referrer = await ensureCustomer(tx, store.id, referrerExternalId);
       if (referrer.email?.toLowerCase() === email) throw selfReferral();
-      return insertReferral(tx, {
+      const id = await insertReferral(tx, {
         storeId: store.id,
         referrerCustomerId: referrer.id,
         email,
@@ -134,11 +136,12 @@ export class ReferralsService {
         referrerBonus: program.referrerBonus,
         refereeVoucher: program.refereeVoucher,
       });
+      // Another invitation of the same address committed first: thrown inside the
+      // transaction, so that the referrer's row made for this one is not kept either.
+      if (id === undefined) {
+        throw refusalFor((await findReferralStatus(tx, store.id, email)) ?? "pending");
+      }
     });
-    if (id === undefined) {
-      // Another invitation of the same address committed first.
-      throw refusalFor((await findReferralStatus(this.pool, store.id, email)) ?? "pending");
-    }
     return { hash, status: "pending", email };
   }
 
@@ -218,6 +221,23 @@ export class ReferralsService {
     };
   }
 
+  /** Credits the referrer's bonus of a completed referral (the job its completion queued). */
+  async creditBonus(referralId: number): Promise<void> {
+    await withTransaction(this.pool, async (tx) => {
+      const due = await lockBonusDue(tx, referralId);
+      if (!due) return;
+      await appendLedgerEntries(tx, [
+        {
+          storeId: due.storeId,
+          customerId: due.referrerCustomerId,
+          kind: "referral_bonus",
+          points: due.referrerBonus,
+          referralId,
+        },
+      ]);
+    });
+  }
+
   /**
    * Sends a referral's invitation (the job queued with it). A failure throws: the job queue
    * retries it with backoff, so an SMTP server that is down delays the invitation, no more.
@@ -234,8 +254,9 @@ export class ReferralsService {
         language: invitation.language ?? invitation.storeLanguage,
         to: invitation.email,
         storeName: invitation.storeName || new URL(invitation.storeDomain).host,
-        // The first name only: the invited person learns who invites them, no more.
-        referrerName: invitation.referrerFirstName,
+        // The first name only: the invited person learns who invites them, no more. A name
+        // that is no name (the store's platform took anything) is left out.
+        referrerName: personNameSchema.safeParse(invitation.referrerFirstName).data ?? null,
         refereeFirstName: invitation.firstName,
         terms: invitation.refereeVoucher,
         link: link.href,

@@ -143,7 +143,8 @@ export interface ReservedClaim {
 }
 
 export interface ReserveAttempt {
-  customer: ClaimingCustomer | undefined;
+  /** Whether the store has the customer; what they may spend is the UPDATE's to judge. */
+  customer: Pick<ClaimingCustomer, "id" | "email"> | undefined;
   reward: ClaimableReward | undefined;
   /** Set when the points are held: the claim, reserved. */
   claim: ReservedClaim | undefined;
@@ -173,7 +174,6 @@ export async function reserveClaims(
       position: number;
       customer_id: number | null;
       email: string | null;
-      available: number | null;
       claim_id: number | null;
       expires_at: Date | null;
     }
@@ -185,13 +185,13 @@ export async function reserveClaims(
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
          WITH ORDINALITY AS i(store_id, external_id, reward_id, code, position)
      ), reward AS (${claimableRewards("input")}),
-     -- Customers locked in id order, as every statement locking several of them does: two
-     -- statements never wait on each other in a cycle.
+     -- Customers locked in (store, externalId) order, as every statement locking several of
+     -- them does (orders credited in groups too): two never wait on each other in a cycle.
      locked AS (
        SELECT c.id, i.position FROM customers c
        JOIN input i ON c.store_id = i.store_id AND c.external_id = i.external_id
        WHERE c.erased_at IS NULL
-       ORDER BY c.id
+       ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
      ), held AS (
        UPDATE customers c SET reserved_points = c.reserved_points + reward.trigger_value,
@@ -211,13 +211,13 @@ export async function reserveClaims(
        ORDER BY held.position
        RETURNING id, code, expires_at
      ), customer AS (
-       SELECT i.position, c.id, c.email, c.balance - c.reserved_points AS available
+       SELECT i.position, c.id, c.email
        FROM input i
        JOIN customers c ON c.store_id = i.store_id AND c.external_id = i.external_id
        WHERE c.erased_at IS NULL
      )
      SELECT reward.*, i.position, customer.id AS customer_id, customer.email,
-            customer.available, claim.id AS claim_id, claim.expires_at
+            claim.id AS claim_id, claim.expires_at
      FROM input i
      LEFT JOIN reward ON reward.position = i.position
      LEFT JOIN customer ON customer.position = i.position
@@ -231,10 +231,7 @@ export async function reserveClaims(
     ],
   });
   return rows.map((row) => ({
-    customer:
-      row.customer_id === null
-        ? undefined
-        : { id: row.customer_id, email: row.email, available: row.available ?? 0 },
+    customer: row.customer_id === null ? undefined : { id: row.customer_id, email: row.email },
     reward: toClaimableReward(row),
     claim: row.claim_id === null ? undefined : { id: row.claim_id, expiresAt: row.expires_at },
   }));
@@ -320,10 +317,8 @@ export async function releaseClaim(
      ), lifted AS (
        UPDATE customers cu SET reserved_points = cu.reserved_points - c.points, updated_at = now()
        FROM c WHERE cu.id = c.customer_id
-       RETURNING cu.id
      )
-     SELECT c.store_id AS "storeId", v.usage_limit IS NOT NULL AS limited,
-            (SELECT count(*) FROM lifted) AS lifted
+     SELECT c.store_id AS "storeId", v.usage_limit IS NOT NULL AS limited
      FROM c JOIN voucher_versions v ON v.id = c.voucher_version_id`,
     [claimId, reason],
   );
@@ -352,9 +347,9 @@ export async function confirmClaims(
      ), spent AS (
        SELECT customer_id, sum(points) AS points FROM claim GROUP BY customer_id
      ), locked AS (
-       -- In id order, as every statement locking several customers does (see reserveClaims).
+       -- In (store, externalId) order, as every statement locking several customers does.
        SELECT c.id, spent.points FROM customers c JOIN spent ON spent.customer_id = c.id
-       ORDER BY c.id
+       ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
      ), customer AS (
        UPDATE customers c SET balance = c.balance - locked.points,
@@ -374,7 +369,6 @@ export async function confirmClaims(
          (store_id, customer_id, kind, points, balance_after, claim_id)
        SELECT store_id, customer_id, 'reward_redemption', -points, balance_after, id
        FROM settled ORDER BY id
-       RETURNING id
      ), obtained AS (
        SELECT store_id, 'REWARD_OBTAINED' AS type, id AS position,
               jsonb_build_object(
@@ -382,8 +376,8 @@ export async function confirmClaims(
                 'rewardId', reward_id, 'points', points, 'balance', balance_after) AS payload
        FROM settled
      ), ${outboxCtes("obtained")}
-     SELECT id, balance_after AS balance, (SELECT count(*) FROM entries) AS entries,
-            (SELECT count(*) FROM jobs) AS jobs
+     -- The REWARD_OBTAINED payload above is eventDataSchemas.REWARD_OBTAINED (tests parse it).
+     SELECT id, balance_after AS balance, (SELECT count(*) FROM jobs) AS jobs
      FROM settled`,
     values: [claimIds],
   });
@@ -396,12 +390,15 @@ export interface StaleClaim {
   storeId: number;
   storeDomain: string;
   code: string;
+  createdAt: Date;
 }
 
 /**
  * Claims reserved longer ago than `olderThanMs`: their request died between reserving the
- * points and settling them. No lock is held while the platform is asked about them: settling
- * is conditional on the claim still being reserved, so two reconciliations settle it once.
+ * points and settling them. Those looked at least recently come first (see postponeClaim), so
+ * claims whose platform keeps failing never stand in the way of the others. No lock is held
+ * while the platform is asked about them: settling is conditional on the claim still being
+ * reserved, so two reconciliations settle it once.
  */
 export async function findStaleClaims(
   db: Queryable,
@@ -409,11 +406,20 @@ export async function findStaleClaims(
   limit: number,
 ): Promise<StaleClaim[]> {
   const { rows } = await db.query<StaleClaim>(
-    `SELECT c.id, c.store_id AS "storeId", s.domain AS "storeDomain", c.code
+    `SELECT c.id, c.store_id AS "storeId", s.domain AS "storeDomain", c.code,
+            c.created_at AS "createdAt"
      FROM reward_claims c JOIN stores s ON s.id = c.store_id
      WHERE c.status = 'reserved' AND c.created_at < now() - $1 * interval '1 millisecond'
-     ORDER BY c.created_at LIMIT $2`,
+     ORDER BY c.updated_at LIMIT $2`,
     [olderThanMs, limit],
   );
   return rows;
+}
+
+/** Sends a stale claim its platform could not settle to the back of the reconciliation's line. */
+export async function postponeClaim(db: Queryable, claimId: number): Promise<void> {
+  await db.query(
+    `UPDATE reward_claims SET updated_at = now() WHERE id = $1 AND status = 'reserved'`,
+    [claimId],
+  );
 }

@@ -12,7 +12,7 @@ import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
-import type { PlatformsService } from "../platforms/platforms.service.js";
+import { platformFailure, type PlatformsService } from "../platforms/platforms.service.js";
 import type {
   CachedSection,
   MaybePromise,
@@ -28,14 +28,17 @@ import {
   lockAndCountIssued,
   lockClaimingCustomer,
   notifyRewardsChanged,
+  postponeClaim,
   releaseClaim,
   reserveClaims,
   type ClaimableReward,
   type ClaimRequest,
   type ReserveAttempt,
-  type ClaimingCustomer,
   type ReservedClaim,
 } from "./rewards.repository.js";
+
+/** How long the reconciliation waits for a platform to say whether it made a claim's code. */
+const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
 
 /** What a claim came to: the code, or the refusal the spec answers with 404 `code: null`. */
 export type ClaimOutcome = { claim: ClaimRewardResponse } | { refusal: ClaimRefusal };
@@ -50,26 +53,6 @@ interface Reservation {
   voucher: Voucher;
   expiresAt: Date | null;
   customer: { externalId: number; email: string | null };
-}
-
-/** Safe to show a storefront: the platform's own words stay in the log. */
-const PLATFORM_DETAIL = {
-  "platform-credentials-rejected":
-    "The store's platform refused the credentials registered for the store.",
-  "platform-resource-not-found":
-    "The store's platform does not expose the discount codes the service needs.",
-  "platform-request-rejected": "The store's platform refused to create the discount code.",
-  "platform-unavailable": "The store's platform did not answer. Retry in a moment.",
-} as const;
-
-/** The AppError a platform failure answers with; the platform's message is logged here. */
-export function platformFailure(
-  error: PlatformError,
-  logger: Logger,
-  context: Record<string, unknown>,
-): AppError {
-  logger.warn({ ...context, reason: error.reason, err: error.message }, "store platform failed");
-  return new AppError(error.reason, PLATFORM_DETAIL[error.reason], undefined, { cause: error });
 }
 
 /**
@@ -173,7 +156,8 @@ export class RewardsService {
    * Settles the claims whose request died between the reservation and the platform's answer.
    * The platform says whether it made the code: if so the customer spent the points (the code
    * is in their history), if not they get them back. A platform that does not answer leaves
-   * the claim for the next run.
+   * the claim for a later run; after a day the points are given back all the same: a
+   * customer's points are not held for a platform that may never come back.
    */
   async reconcileStaleClaims(
     olderThanMs = this.reconcileAfterMs,
@@ -189,8 +173,16 @@ export class RewardsService {
         });
         exists = await platform.discountCodeExists(stale.code);
       } catch (error) {
-        this.logger.warn({ ...context, err: error }, "stale claim left for the next run");
-        continue;
+        if (Date.now() - stale.createdAt.getTime() < GIVE_UP_AFTER_MS) {
+          this.logger.warn({ ...context, err: error }, "stale claim left for a later run");
+          await postponeClaim(this.pool, stale.id);
+          continue;
+        }
+        this.logger.error(
+          { ...context, err: error },
+          "stale claim released: its platform has not said for a day whether it made the code",
+        );
+        exists = false;
       }
       if (exists) {
         if ((await this.confirm(stale.id)) !== undefined) outcome.confirmed += 1;
@@ -281,39 +273,40 @@ export class RewardsService {
 /**
  * Reserves a group of claims, a customer's claims in turns: one statement holds one claim per
  * customer, so a customer claiming twice at once has the second judged on what the first left.
+ * The turns share one transaction: should one fail, none is kept, and the Batcher's retry of
+ * each claim alone starts from nothing held.
  */
-async function reserveInTurns(
-  pool: pg.Pool,
-  claims: readonly ClaimRequest[],
-): Promise<ReserveAttempt[]> {
-  const attempts = new Array<ReserveAttempt>(claims.length);
-  let waiting = claims.map((claim, index) => ({ claim, index }));
-  while (waiting.length > 0) {
-    const customers = new Set<string>();
-    const turn: typeof waiting = [];
-    const later: typeof waiting = [];
-    for (const entry of waiting) {
-      const customer = `${entry.claim.storeId}:${entry.claim.externalId}`;
-      (customers.has(customer) ? later : turn).push(entry);
-      customers.add(customer);
+function reserveInTurns(pool: pg.Pool, claims: readonly ClaimRequest[]): Promise<ReserveAttempt[]> {
+  return withTransaction(pool, async (tx) => {
+    const attempts = new Array<ReserveAttempt>(claims.length);
+    let waiting = claims.map((claim, index) => ({ claim, index }));
+    while (waiting.length > 0) {
+      const customers = new Set<string>();
+      const turn: typeof waiting = [];
+      const later: typeof waiting = [];
+      for (const entry of waiting) {
+        const customer = `${entry.claim.storeId}:${entry.claim.externalId}`;
+        (customers.has(customer) ? later : turn).push(entry);
+        customers.add(customer);
+      }
+      const results = await reserveClaims(
+        tx,
+        turn.map((entry) => entry.claim),
+      );
+      turn.forEach((entry, position) => {
+        attempts[entry.index] = results[position] as ReserveAttempt;
+      });
+      waiting = later;
     }
-    const results = await reserveClaims(
-      pool,
-      turn.map((entry) => entry.claim),
-    );
-    turn.forEach((entry, position) => {
-      attempts[entry.index] = results[position] as ReserveAttempt;
-    });
-    waiting = later;
-  }
-  return attempts;
+    return attempts;
+  });
 }
 
 /** A claim's customer and reward, or the error the spec answers when either is unknown. */
-function claimable(
-  customer: ClaimingCustomer | undefined,
+function claimable<C extends { id: number; email: string | null }>(
+  customer: C | undefined,
   reward: ClaimableReward | undefined,
-): { customer: ClaimingCustomer; reward: ClaimableReward } {
+): { customer: C; reward: ClaimableReward } {
   if (!customer) throw new AppError("not-found", "The store has no customer with this externalId.");
   if (!reward) {
     throw new AppError("validation-failed", "The store has no reward with this rewardId.", [
@@ -333,7 +326,7 @@ function reservationOf(
   code: string,
   reward: ClaimableReward,
   externalId: number,
-  customer: ClaimingCustomer,
+  customer: { email: string | null },
 ): Reservation {
   const {
     id: _id,

@@ -14,7 +14,8 @@ export interface WidgetConfigs {
 /**
  * What a widget shows until the back-office configures it, in the store's default language:
  * a store that pasted the script tag sees a working widget on day one. Colours are left unset
- * ("") so that the widgets paint with the store's branding colour.
+ * ("") so that the widgets paint with the store's branding colour, or their own readable theme
+ * where the store has none.
  */
 const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
   en: {
@@ -46,7 +47,7 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
         contentPosition: "center",
         contentCard: false,
         backgroundColor: "",
-        textColor: "#ffffff",
+        textColor: "",
         primaryButtonText: "How to earn points",
         primaryButtonAction: "scroll-points",
         primaryButtonUrl: "",
@@ -101,7 +102,7 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
         contentPosition: "center",
         contentCard: false,
         backgroundColor: "",
-        textColor: "#ffffff",
+        textColor: "",
         primaryButtonText: "Comment gagner des points",
         primaryButtonAction: "scroll-points",
         primaryButtonUrl: "",
