@@ -318,24 +318,36 @@ async function main() {
       return `/reward/claim/${externalId}?domain=${encodeURIComponent(domain)}&hash=${hash(externalId)}`;
     });
     let claimer = 0;
-    const claims = await measureLatencies(
-      {
-        url: base,
-        connections: CLAIM_CONNECTIONS,
-        requests: [
+    // Latency is absolute, so it moves with the machine's load more than ratios do: several
+    // rounds, and the one with the median p95 is kept.
+    const claimRounds: LatencyResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      claimRounds.push(
+        await measureLatencies(
           {
-            method: "POST",
-            headers: { "content-type": "application/json", revision: "2026-08-26" },
-            body: JSON.stringify({ rewardId: claimRewardId }),
-            setupRequest: (request: autocannon.Request) => ({
-              ...request,
-              path: claimPaths[claimer++ % CLAIMING_CUSTOMERS],
-            }),
+            url: base,
+            connections: CLAIM_CONNECTIONS,
+            requests: [
+              {
+                method: "POST",
+                headers: { "content-type": "application/json", revision: "2026-08-26" },
+                body: JSON.stringify({ rewardId: claimRewardId }),
+                setupRequest: (request: autocannon.Request) => ({
+                  ...request,
+                  path: claimPaths[claimer++ % CLAIMING_CUSTOMERS],
+                }),
+              },
+            ],
           },
-        ],
-      },
-      201,
-    );
+          201,
+        ),
+      );
+    }
+    claimRounds.sort((a, b) => a.p95 - b.p95);
+    const claims = {
+      ...(claimRounds[Math.floor(claimRounds.length / 2)] as LatencyResult),
+      roundsP95: claimRounds.map((round) => round.p95),
+    };
     process.stdout.write(
       `POST claim (${CLAIM_CONNECTIONS} connections, sandbox)  ${claims.perSecond.toFixed(0)} req/s  p50 ${claims.p50.toFixed(1)} ms  p95 ${claims.p95.toFixed(1)} ms  p99 ${claims.p99.toFixed(1)} ms  errors ${claims.errors}\n`,
     );
@@ -623,7 +635,7 @@ async function writeReport(report: {
   e2e: { orders: number; p50: number; p95: number; p99: number };
   throughput: { orders: number; seconds: number; perSecond: number };
   memory: { idle: number; peak: number };
-  claims: LatencyResult;
+  claims: LatencyResult & { roundsP95: number[] };
   postgres: string;
   embedded: boolean;
 }) {
@@ -658,8 +670,9 @@ ${rows}
 
 \`POST /reward/claim/{externalId}\` on the sandbox platform (the code is a row of the service's
 own database), autocannon with ${CLAIM_CONNECTIONS} connections (each sends its next claim as soon as the last
-one is answered) for ${DURATION} s, each claim by the next of 200 customers in turn:
-${report.claims.requests} claims, ${report.claims.perSecond.toFixed(0)} claims/s, p50 ${report.claims.p50.toFixed(1)} ms, **p95 ${report.claims.p95.toFixed(1)} ms**, p99 ${report.claims.p99.toFixed(1)} ms, ${report.claims.errors} errors.
+one is answered) for ${DURATION} s, each claim by the next of 200 customers in turn, ${ROUNDS} rounds;
+the round with the median p95: ${report.claims.requests} claims, ${report.claims.perSecond.toFixed(0)} claims/s, p50 ${report.claims.p50.toFixed(1)} ms, **p95 ${report.claims.p95.toFixed(1)} ms**, p99 ${report.claims.p99.toFixed(1)} ms, ${report.claims.errors} errors
+(p95 of the rounds: ${report.claims.roundsP95.map((p95) => `${p95.toFixed(1)} ms`).join(", ")}).
 
 ## Orders
 

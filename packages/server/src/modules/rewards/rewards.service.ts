@@ -8,7 +8,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { Batcher } from "../../db/batcher.js";
-import { withTransaction } from "../../db/pool.js";
+import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
@@ -273,33 +273,32 @@ export class RewardsService {
 /**
  * Reserves a group of claims, a customer's claims in turns: one statement holds one claim per
  * customer, so a customer claiming twice at once has the second judged on what the first left.
- * The turns share one transaction: should one fail, none is kept, and the Batcher's retry of
- * each claim alone starts from nothing held.
+ * Several turns share one transaction: should one fail, none is kept, and the Batcher's retry
+ * of each claim alone starts from nothing held. A single turn is one statement, atomic alone.
  */
 function reserveInTurns(pool: pg.Pool, claims: readonly ClaimRequest[]): Promise<ReserveAttempt[]> {
-  return withTransaction(pool, async (tx) => {
+  const turns: { claim: ClaimRequest; index: number }[][] = [];
+  const turnOfCustomer = new Map<string, number>();
+  claims.forEach((claim, index) => {
+    const customer = `${claim.storeId}:${claim.externalId}`;
+    const turn = turnOfCustomer.get(customer) ?? 0;
+    turnOfCustomer.set(customer, turn + 1);
+    (turns[turn] ??= []).push({ claim, index });
+  });
+  const run = async (db: Queryable) => {
     const attempts = new Array<ReserveAttempt>(claims.length);
-    let waiting = claims.map((claim, index) => ({ claim, index }));
-    while (waiting.length > 0) {
-      const customers = new Set<string>();
-      const turn: typeof waiting = [];
-      const later: typeof waiting = [];
-      for (const entry of waiting) {
-        const customer = `${entry.claim.storeId}:${entry.claim.externalId}`;
-        (customers.has(customer) ? later : turn).push(entry);
-        customers.add(customer);
-      }
+    for (const turn of turns) {
       const results = await reserveClaims(
-        tx,
+        db,
         turn.map((entry) => entry.claim),
       );
       turn.forEach((entry, position) => {
         attempts[entry.index] = results[position] as ReserveAttempt;
       });
-      waiting = later;
     }
     return attempts;
-  });
+  };
+  return turns.length === 1 ? run(pool) : withTransaction(pool, run);
 }
 
 /** A claim's customer and reward, or the error the spec answers when either is unknown. */
