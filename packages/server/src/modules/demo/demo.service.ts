@@ -11,6 +11,7 @@ import type { ReferralsService } from "../referrals/referrals.service.js";
 import { keyId, type ApiKeysService } from "../stores/api-keys.service.js";
 import type { StoresService } from "../stores/stores.service.js";
 import type { StoreRow } from "../stores/stores.repository.js";
+import { defaultWidgetConfig } from "../widgets/widgets.defaults.js";
 import type { WidgetsService } from "../widgets/widgets.service.js";
 import {
   insertClubs,
@@ -97,44 +98,28 @@ const REFERRAL_PROGRAM: ReferralProgramInput = {
   landingUrl: `${DEMO_DOMAIN}/welcome`,
 };
 
+const BRAND = "#6b3fa0";
+
+// The widgets as a store would set them: the defaults, with the demo's own words and colour.
 const PRODUCT_POINTS: ProductPointsConfig = {
-  enabled: true,
-  template: "Earn {points} points with this product",
-  hideWhenZero: true,
-  showIcon: true,
-  textColor: "",
-  accentColor: "#6b3fa0",
+  ...defaultWidgetConfig("product-points", "en"),
+  accentColor: BRAND,
 };
 
 const CART: CartConfig = {
-  enabled: true,
-  title: "Loyalty points",
+  ...defaultWidgetConfig("cart", "en"),
   earnTemplate: "This cart earns you {points} points",
-  showBalance: true,
-  balanceTemplate: "You have {points} points",
-  showRewards: true,
   claimButtonText: "Get my code",
-  signedOutText: "Sign in to use your points",
   loginUrl: `${DEMO_DOMAIN}/account`,
-  accentColor: "#6b3fa0",
+  accentColor: BRAND,
 };
 
 const PRESENTATION: ProgramPresentationConfig = {
   header: {
-    backgroundImageUrl: "",
-    mobileBackgroundImageUrl: "",
-    imageFit: "cover",
-    mobileLayout: "stacked",
+    ...defaultWidgetConfig("program-presentation", "en").header,
     contentPosition: "left",
     contentCard: true,
-    backgroundColor: "",
     textColor: "#ffffff",
-    primaryButtonText: "How to earn points",
-    primaryButtonAction: "scroll-points",
-    primaryButtonUrl: "",
-    secondaryButtonText: "See the rewards",
-    secondaryButtonAction: "scroll-redeem",
-    secondaryButtonUrl: "",
     text: "<h2>The Coffee Club</h2><p>Every euro you spend brings you closer to a treat.</p>",
     isRawHtml: true,
   },
@@ -204,7 +189,7 @@ export class DemoService {
         { domain, name: "The Coffee Shop (demo)", language: "en", currency: "EUR" },
         client,
       );
-      await setBrandingColor(client, store.id, "#6b3fa0");
+      await setBrandingColor(client, store.id, BRAND);
       await insertRules(client, store.id, RULES);
       await insertClubs(client, store.id, CLUBS);
       await insertRewards(client, store.id, REWARDS);
@@ -214,7 +199,7 @@ export class DemoService {
       await this.referrals.saveProgram(store.id, REFERRAL_PROGRAM, client);
       const { key, row } = await this.apiKeys.create(store.reference, "demo", client);
       return {
-        store: { ...store, brandingColor: "#6b3fa0" },
+        store: { ...store, brandingColor: BRAND },
         apiKey: key,
         keyId: keyId(row.prefix),
       };
