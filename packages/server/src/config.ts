@@ -64,6 +64,7 @@ const environmentSchema = z.object({
   STOREFRONT_MAX_AGE: z.coerce.number().int().min(0).max(86_400).default(60),
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   CLAIM_RECONCILE_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
+  ADMIN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
 
 export interface Config {
@@ -100,6 +101,8 @@ export interface Config {
    * platform timeout, so that a request still waiting is never overtaken.
    */
   claimReconcileAfterMs: number;
+  /** Lifetime of a back-office access token. */
+  adminTokenTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -166,5 +169,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     storefrontMaxAge: env.STOREFRONT_MAX_AGE,
     platformTimeoutMs: env.PLATFORM_TIMEOUT_MS,
     claimReconcileAfterMs: env.CLAIM_RECONCILE_AFTER_MS,
+    adminTokenTtlSeconds: env.ADMIN_TOKEN_TTL_SECONDS,
   };
 }

@@ -1,10 +1,12 @@
 import { Router } from "express";
+import { adminAuthRoutes } from "./modules/admin/admin-auth.routes.js";
 import { customersRoutes } from "./modules/customers/customers.routes.js";
 import { CustomersService } from "./modules/customers/customers.service.js";
 import { ordersRoutes } from "./modules/orders/orders.routes.js";
 import { pointsRoutes } from "./modules/points/points.routes.js";
 import { referralsRoutes } from "./modules/referrals/referrals.routes.js";
 import { rewardClaimRoutes, rewardListRoutes } from "./modules/rewards/rewards.routes.js";
+import { storesAdminRoutes } from "./modules/stores/stores.admin.routes.js";
 import { widgetsRoutes } from "./modules/widgets/widgets.routes.js";
 import type { AppContext } from "./runtime.js";
 
@@ -31,5 +33,7 @@ export function apiRoutes(context: AppContext): Router[] {
     ),
     rewardClaimRoutes(context, context.services.rewards),
     referralsRoutes(context, context.services.referrals),
+    adminAuthRoutes(context.services.adminAuth),
+    storesAdminRoutes(context),
   ];
 }

@@ -9,6 +9,7 @@ import { createPool } from "./db/pool.js";
 import { StoreChangeListener, type StoreChanges } from "./db/store-changes.js";
 import type { Clock } from "./http/revision.middleware.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
+import { AdminAuthService } from "./modules/admin/admin-auth.service.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
 import { PlatformsService } from "./modules/platforms/platforms.service.js";
@@ -21,6 +22,9 @@ import { StoresService } from "./modules/stores/stores.service.js";
 import { WidgetsService } from "./modules/widgets/widgets.service.js";
 
 export interface Services {
+  adminAuth: AdminAuthService;
+  /** Tells every process's in-memory copies when a store's data changed. */
+  changes: StoreChanges;
   stores: StoresService;
   apiKeys: ApiKeysService;
   demo: DemoService;
@@ -68,6 +72,8 @@ export function createServices(
   const referrals = new ReferralsService(pool, secrets, platforms, mailer, logger);
   const widgets = new WidgetsService(pool, storefront, logger);
   return {
+    adminAuth: new AdminAuthService(pool, secrets, config.adminTokenTtlSeconds),
+    changes,
     stores,
     apiKeys,
     demo: new DemoService(pool, stores, apiKeys, widgets, referrals),

@@ -24,6 +24,9 @@ class FakeChanges implements StoreChanges {
   subscribe(subscriber: StoreChangeSubscriber): void {
     this.subscribers.push(subscriber);
   }
+  afterChange<T>(_storeId: number, write: () => Promise<T>): Promise<T> {
+    return write();
+  }
   storeChanged(storeId: number): void {
     for (const subscriber of this.subscribers) subscriber.storeChanged(storeId);
   }

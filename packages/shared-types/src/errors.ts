@@ -15,6 +15,8 @@ export const ERROR_REASONS = {
   "referral-already-pending": { status: 400, title: "The referred address has a pending referral" },
   "referral-already-completed": { status: 400, title: "The referred address was already referred" },
   unauthorized: { status: 401, title: "Unauthorized" },
+  /** Back-office only: the token is valid but not for this store or operation. */
+  forbidden: { status: 403, title: "Forbidden" },
   "not-found": { status: 404, title: "Not found" },
   "platform-credentials-rejected": {
     status: 422,

@@ -11,3 +11,5 @@ export * from "./referrals.js";
 export * from "./revisions.js";
 export * from "./rewards.js";
 export * from "./widgets.js";
+export * from "./admin.js";
+export * from "./admin-operations.js";

@@ -41,16 +41,22 @@ import {
   widgetConfigQuerySchema,
 } from "./widgets.js";
 
-/** How an operation authenticates its caller (the spec's three mechanisms). */
-export type AuthMechanism = "basic" | "hmac" | "public";
+/** How an operation authenticates its caller: the spec's three mechanisms, and the bearer
+ * token (JWT) of the back-office. */
+export type AuthMechanism = "basic" | "hmac" | "public" | "bearer";
 
 export interface OperationDefinition {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** OpenAPI-style path template. */
   path: string;
   auth: AuthMechanism;
   summary: string;
-  successStatus: 200 | 201;
+  successStatus: 200 | 201 | 204;
+  /** Groups operations in the OpenAPI document. */
+  tag?: string;
+  /** Bearer operations: "service" needs a token for the whole service, "store" accepts a
+   * token for the store in the path too. */
+  scope?: "service" | "store";
   /** Every reason the operation may answer besides invalid-revision-header,
    * unknown-api-revision and internal-server-error, which every operation may answer. */
   errors: readonly ErrorReason[];
@@ -61,7 +67,8 @@ export interface OperationDefinition {
   query?: z.ZodType;
   /** Request body per revision: the first entry whose revision is <= the request's applies. */
   body?: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
-  response: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
+  /** Absent for 204. */
+  response?: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
   /** A non-problem refusal body (claim: 404 with `code: null`). */
   refusal?: z.ZodType;
 }
@@ -72,6 +79,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/api/order/register",
     auth: "basic",
+    tag: "Orders",
     summary: "Register an order; its points are computed asynchronously",
     successStatus: 201,
     errors: ["validation-failed", "unauthorized"],
@@ -90,6 +98,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/api/order/refund",
     auth: "basic",
+    tag: "Orders",
     summary: "Declare an order cancelled, refunded or partially refunded (cumulative amounts)",
     successStatus: 201,
     errors: ["validation-failed", "unauthorized"],
@@ -105,6 +114,7 @@ export const OPERATIONS = {
     method: "GET",
     path: "/point/product-points/calculate",
     auth: "public",
+    tag: "Points",
     summary: "Points a product earns under the store's active attribution rules",
     successStatus: 200,
     errors: ["validation-failed", "not-found"],
@@ -117,6 +127,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/point/referral",
     auth: "hmac",
+    tag: "Referrals",
     summary: "Refer a person by email and send them the invitation",
     successStatus: 201,
     errors: [
@@ -136,6 +147,7 @@ export const OPERATIONS = {
     method: "GET",
     path: "/point/user-history/{externalId}",
     auth: "hmac",
+    tag: "Customers",
     summary: "A customer's balance, transactions (newest first) and club",
     successStatus: 200,
     errors: ["unauthorized"],
@@ -152,6 +164,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/reward/claim/{externalId}",
     auth: "hmac",
+    tag: "Rewards",
     summary: "Exchange points for a single-use voucher code",
     successStatus: 201,
     errors: [
@@ -175,6 +188,7 @@ export const OPERATIONS = {
     method: "GET",
     path: "/reward/list",
     auth: "public",
+    tag: "Rewards",
     summary: "Rewards purchasable with points, by ascending triggerValue",
     successStatus: 200,
     errors: ["not-found"],
@@ -187,6 +201,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/reward/referral/get-referee-code",
     auth: "public",
+    tag: "Referrals",
     summary: "The referred person's discount code, from the referral hash",
     successStatus: 201,
     errors: [
@@ -206,6 +221,7 @@ export const OPERATIONS = {
     method: "GET",
     path: "/store/widget/cart",
     auth: "public",
+    tag: "Widgets",
     summary: "Cart widget configuration",
     successStatus: 200,
     errors: ["not-found"],
@@ -218,6 +234,7 @@ export const OPERATIONS = {
     method: "GET",
     path: "/store/widget/product-points",
     auth: "public",
+    tag: "Widgets",
     summary: "Product-points widget configuration",
     successStatus: 200,
     errors: ["not-found"],
@@ -230,6 +247,7 @@ export const OPERATIONS = {
     method: "GET",
     path: "/store/widget/program-presentation",
     auth: "public",
+    tag: "Widgets",
     summary: "Programme presentation widget configuration",
     successStatus: 200,
     errors: ["not-found"],

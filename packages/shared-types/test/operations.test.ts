@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  ADMIN_OPERATIONS,
   API_REVISIONS,
   COMMON_ERROR_REASONS,
   ERROR_REASONS,
@@ -66,6 +67,7 @@ describe("OPERATIONS", () => {
     const answered = new Set<string>([
       ...COMMON_ERROR_REASONS,
       ...operations.flatMap(([, op]) => op.errors),
+      ...Object.values(ADMIN_OPERATIONS).flatMap((op) => op.errors),
     ]);
     expect([...answered].sort()).toEqual(Object.keys(ERROR_REASONS).sort());
   });

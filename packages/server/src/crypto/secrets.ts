@@ -3,6 +3,7 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  hkdfSync,
   randomBytes,
   timingSafeEqual,
 } from "node:crypto";
@@ -39,6 +40,11 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(context, "utf8"));
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
     return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
+  }
+
+  /** A key of its own for another purpose (signing admin tokens), derived with HKDF. */
+  deriveKey(purpose: string): Uint8Array {
+    return new Uint8Array(hkdfSync("sha256", this.#key, Buffer.alloc(0), purpose, 32));
   }
 
   decrypt(sealed: Buffer, context: string): string {

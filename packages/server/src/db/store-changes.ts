@@ -21,7 +21,12 @@ export interface StoreChanges {
   /** False whenever a change could go unheard: memory must not be trusted then. */
   readonly listening: boolean;
   subscribe(subscriber: StoreChangeSubscriber): void;
+  /** Runs a write to a store's cached data; resolves once every process was told of it. */
+  afterChange<T>(storeId: number, write: () => Promise<T>): Promise<T>;
 }
+
+/** How long a back-office write waits to hear its own change notification. */
+const ECHO_TIMEOUT_MS = 2_000;
 
 export interface StoreChangeListenerOptions {
   connectionString: string;
@@ -56,6 +61,8 @@ export class StoreChangeListener implements StoreChanges {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Writes waiting to hear their own notification, by store id (0: any store). */
+  private readonly echoes = new Map<number, Set<() => void>>();
 
   constructor(private readonly options: StoreChangeListenerOptions) {
     this.logger = options.logger;
@@ -111,6 +118,40 @@ export class StoreChangeListener implements StoreChanges {
     this.attempt = this.listen(client);
   }
 
+  /**
+   * Runs a write that changes a store's cached data and resolves once this process heard the
+   * notification it caused. PostgreSQL sends it to every listening process at commit, so when
+   * a back-office write answers, every server has been told: a storefront read that follows
+   * it, on any process, sees the change. Without a listener (the CLI) it only runs the write;
+   * an echo that does not come within a bound (a write that changed nothing) is not awaited.
+   */
+  async afterChange<T>(storeId: number, write: () => Promise<T>): Promise<T> {
+    if (!this.isListening) return write();
+    let heard!: () => void;
+    const echo = new Promise<void>((resolve) => (heard = resolve));
+    const waiting = this.echoes.get(storeId) ?? new Set();
+    waiting.add(heard);
+    this.echoes.set(storeId, waiting);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await write();
+      await Promise.race([
+        echo,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, ECHO_TIMEOUT_MS))),
+      ]);
+      return result;
+    } finally {
+      clearTimeout(timer);
+      waiting.delete(heard);
+      if (waiting.size === 0 && this.echoes.get(storeId) === waiting) this.echoes.delete(storeId);
+    }
+  }
+
+  private wake(storeId: number | undefined): void {
+    const woken = storeId === undefined ? [...this.echoes.values()] : [this.echoes.get(storeId)];
+    for (const waiting of woken) for (const heard of waiting ?? []) heard();
+  }
+
   private async listen(client: pg.Client): Promise<void> {
     try {
       await client.connect();
@@ -137,8 +178,10 @@ export class StoreChangeListener implements StoreChanges {
     if (payload !== undefined && /^\d{1,15}$/.test(payload)) {
       const storeId = Number(payload);
       for (const subscriber of this.subscribers) subscriber.storeChanged(storeId);
+      this.wake(storeId);
     } else {
       for (const subscriber of this.subscribers) subscriber.everythingChanged();
+      this.wake(undefined);
     }
   }
 
@@ -151,6 +194,8 @@ export class StoreChangeListener implements StoreChanges {
     this.isListening = false;
     // What happened before the next LISTEN takes effect goes unheard: nothing held is current.
     if (wasListening) for (const subscriber of this.subscribers) subscriber.everythingChanged();
+    // Nothing more will be heard on this connection: a write waiting for its echo goes on.
+    this.wake(undefined);
     this.closing = client.end();
     if (!this.running) return;
     const ceiling = Math.min(this.maxRetryDelayMs, this.minRetryDelayMs * 2 ** this.failures);

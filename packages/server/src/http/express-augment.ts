@@ -1,5 +1,6 @@
 import type { ApiRevision } from "@loyalty/shared-types";
 import type { AuthenticatedStore } from "../auth/auth.types.js";
+import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -13,6 +14,8 @@ declare global {
       store?: AuthenticatedStore;
       /** For HMAC operations: the customer identifier the hash was checked against. */
       customerExternalId?: number;
+      /** For back-office operations: the admin the bearer token was issued to, and its scope. */
+      admin?: AdminPrincipal;
     }
   }
 }

@@ -44,14 +44,23 @@ export async function listApiKeys(db: Queryable, storeId?: number): Promise<ApiK
   return rows;
 }
 
-/** Revokes an active key; returns undefined when no key has this prefix. */
-export async function revokeApiKey(db: Queryable, prefix: string): Promise<ApiKeyRow | undefined> {
+/**
+ * Revokes a key (of this store only, when `storeId` is given); undefined when there is no
+ * such key.
+ */
+export async function revokeApiKey(
+  db: Queryable,
+  prefix: string,
+  storeId?: number,
+): Promise<ApiKeyRow | undefined> {
   const { rows } = await db.query<ApiKeyRow>(
     `WITH k AS (
-       UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE prefix = $1 RETURNING *
+       UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+       WHERE prefix = $1 AND ($2::bigint IS NULL OR store_id = $2)
+       RETURNING *
      )
      SELECT ${KEY_COLUMNS} FROM k JOIN stores s ON s.id = k.store_id`,
-    [prefix],
+    [prefix, storeId ?? null],
   );
   return rows[0];
 }

@@ -117,10 +117,13 @@ export class ApiKeysService implements StoreChangeSubscriber {
     return listApiKeys(this.pool, store.id);
   }
 
-  /** Revokes by key id (`lk_<prefix>`) or by the whole key; at once, for every process. */
-  async revoke(keyOrId: string): Promise<ApiKeyRow> {
+  /**
+   * Revokes by key id (`lk_<prefix>`) or by the whole key, at once for every process; given a
+   * store, only a key of that store.
+   */
+  async revoke(keyOrId: string, storeId?: number): Promise<ApiKeyRow> {
     const prefix = prefixOf(keyOrId);
-    const row = prefix ? await revokeApiKey(this.pool, prefix) : undefined;
+    const row = prefix ? await revokeApiKey(this.pool, prefix, storeId) : undefined;
     if (!row) throw new AppError("not-found", `No API key has the id ${keyOrId.slice(0, 13)}.`);
     this.storeChanged(row.storeId);
     return row;

@@ -10,21 +10,69 @@ export interface StoreRow {
   brandingColor: string;
   platform: string;
   createdAt: Date;
+  updatedAt: Date;
 }
 
 const STORE_COLUMNS = `id, reference, domain, name, language, currency,
-  branding_color AS "brandingColor", platform, created_at AS "createdAt"`;
+  branding_color AS "brandingColor", platform, created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
 
 export async function insertStore(
   db: Queryable,
-  store: Pick<StoreRow, "reference" | "domain" | "name" | "language" | "currency">,
+  store: Pick<
+    StoreRow,
+    "reference" | "domain" | "name" | "language" | "currency" | "brandingColor"
+  >,
 ): Promise<StoreRow> {
   const { rows } = await db.query<StoreRow>(
-    `INSERT INTO stores (reference, domain, name, language, currency)
-     VALUES ($1, $2, $3, $4, $5) RETURNING ${STORE_COLUMNS}`,
-    [store.reference, store.domain, store.name, store.language, store.currency],
+    `INSERT INTO stores (reference, domain, name, language, currency, branding_color)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${STORE_COLUMNS}`,
+    [
+      store.reference,
+      store.domain,
+      store.name,
+      store.language,
+      store.currency,
+      store.brandingColor,
+    ],
   );
   return rows[0] as StoreRow;
+}
+
+export async function listStores(db: Queryable, storeId?: number): Promise<StoreRow[]> {
+  const { rows } = await db.query<StoreRow>(
+    `SELECT ${STORE_COLUMNS} FROM stores WHERE $1::bigint IS NULL OR id = $1 ORDER BY id`,
+    [storeId ?? null],
+  );
+  return rows;
+}
+
+/** The columns a back-office update may change, by field name. */
+const UPDATABLE = {
+  domain: "domain",
+  name: "name",
+  language: "language",
+  currency: "currency",
+  brandingColor: "branding_color",
+} as const;
+
+export type StoreUpdate = Partial<Record<keyof typeof UPDATABLE, string>>;
+
+export async function updateStore(
+  db: Queryable,
+  id: number,
+  changes: StoreUpdate,
+): Promise<StoreRow | undefined> {
+  const fields = (Object.keys(UPDATABLE) as (keyof typeof UPDATABLE)[]).filter(
+    (field) => changes[field] !== undefined,
+  );
+  const assignments = fields.map((field, index) => `${UPDATABLE[field]} = $${index + 2}`);
+  const { rows } = await db.query<StoreRow>(
+    `UPDATE stores SET ${[...assignments, "updated_at = now()"].join(", ")}
+     WHERE id = $1 RETURNING ${STORE_COLUMNS}`,
+    [id, ...fields.map((field) => changes[field])],
+  );
+  return rows[0];
 }
 
 export async function findStoreByDomain(
@@ -46,5 +94,12 @@ export async function findStoreByReference(
     `SELECT ${STORE_COLUMNS} FROM stores WHERE reference = $1`,
     [reference],
   );
+  return rows[0];
+}
+
+export async function findStoreById(db: Queryable, id: number): Promise<StoreRow | undefined> {
+  const { rows } = await db.query<StoreRow>(`SELECT ${STORE_COLUMNS} FROM stores WHERE id = $1`, [
+    id,
+  ]);
   return rows[0];
 }

@@ -1,0 +1,16 @@
+import { ADMIN_OPERATIONS } from "@loyalty/shared-types";
+import { Router } from "express";
+import { expressPath } from "../../http/operation-route.js";
+import type { AdminAuthService } from "./admin-auth.service.js";
+
+/** POST /admin/token: an admin's email and password for a short-lived bearer token. */
+export function adminAuthRoutes(adminAuth: AdminAuthService): Router {
+  const router = Router();
+  router.post(expressPath(ADMIN_OPERATIONS.createAdminToken.path), async (req, res) => {
+    const token = await adminAuth.issueToken(req.body ?? {});
+    // RFC 6749 §5.1: a token response is never cached.
+    res.set({ "Cache-Control": "no-store", Pragma: "no-cache" });
+    res.status(ADMIN_OPERATIONS.createAdminToken.successStatus).json(token);
+  });
+  return router;
+}
