@@ -44,7 +44,7 @@ export function adminRoute<O extends OperationDefinition>(
   router: Router,
   context: AppContext,
   operation: O,
-  handler: (input: AdminInput<O>, req: Request) => Promise<AdminOutput<O>>,
+  handler: (input: AdminInput<O>, req: Request) => AdminOutput<O> | Promise<AdminOutput<O>>,
   options: AdminRouteOptions = {},
 ): void {
   const { services, pool, config, logger } = context;
@@ -70,7 +70,7 @@ export function adminRoute<O extends OperationDefinition>(
         ? parseRequest(operation.body as z.ZodType, req.body ?? {}, "body")
         : undefined;
       const input = { admin, params, body, store } as AdminInput<O>;
-      const run = () => handler(input, req);
+      const run = async () => handler(input, req);
       const result =
         options.propagates && store
           ? await services.changes.afterChange(store.id, run)

@@ -42,9 +42,7 @@ export function storesAdminRoutes(context: AppContext): Router {
   adminRoute(router, context, ADMIN_OPERATIONS.createStore, async ({ body }) =>
     adminStoreView(await stores.create(body)),
   );
-  adminRoute(router, context, ADMIN_OPERATIONS.getStore, async ({ store }) =>
-    adminStoreView(store),
-  );
+  adminRoute(router, context, ADMIN_OPERATIONS.getStore, ({ store }) => adminStoreView(store));
   adminRoute(
     router,
     context,
