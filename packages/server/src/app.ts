@@ -6,7 +6,8 @@ import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
 import { requestId } from "./http/request-id.js";
 import { revisionMiddleware } from "./http/revision.middleware.js";
-import { apiRoutes, storefrontRoutes } from "./routes.js";
+import { openApiRoutes } from "./openapi/openapi.routes.js";
+import { adminRoutes, apiRoutes, storefrontRoutes } from "./routes.js";
 import type { AppContext } from "./runtime.js";
 
 export interface AppOptions {
@@ -27,11 +28,18 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.disable("x-powered-by");
   app.use(requestId);
   app.use(healthRoutes(pool, logger, options.isShuttingDown ?? (() => false)));
+  app.use(openApiRoutes(context));
   app.use(revisionMiddleware(clock));
   for (const router of storefrontRoutes(context)) app.use(router);
   app.use(httpLogger(logger));
   app.use(jsonBody(config.bodyLimit));
-  for (const router of [...apiRoutes(context), ...(options.routers ?? [])]) app.use(router);
+  for (const router of [
+    ...apiRoutes(context),
+    ...adminRoutes(context),
+    ...(options.routers ?? []),
+  ]) {
+    app.use(router);
+  }
   app.use(notFoundHandler);
   app.use(errorHandler(config.problemBaseUri, logger));
   return app;

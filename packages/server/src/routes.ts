@@ -1,4 +1,11 @@
 import { Router } from "express";
+import { customersAdminRoutes } from "./modules/customers/customers.admin.routes.js";
+import { platformsAdminRoutes } from "./modules/platforms/platforms.admin.routes.js";
+import { pointsAdminRoutes } from "./modules/points/points.admin.routes.js";
+import { referralsAdminRoutes } from "./modules/referrals/referrals.admin.routes.js";
+import { rewardsAdminRoutes } from "./modules/rewards/rewards.admin.routes.js";
+import { webhooksAdminRoutes } from "./modules/webhooks/webhooks.admin.routes.js";
+import { widgetsAdminRoutes } from "./modules/widgets/widgets.admin.routes.js";
 import { adminAuthRoutes } from "./modules/admin/admin-auth.routes.js";
 import { customersRoutes } from "./modules/customers/customers.routes.js";
 import { CustomersService } from "./modules/customers/customers.service.js";
@@ -33,7 +40,20 @@ export function apiRoutes(context: AppContext): Router[] {
     ),
     rewardClaimRoutes(context, context.services.rewards),
     referralsRoutes(context, context.services.referrals),
+  ];
+}
+
+/** The back-office (Bearer JWT, under /admin), one router per module. */
+export function adminRoutes(context: AppContext): Router[] {
+  return [
     adminAuthRoutes(context.services.adminAuth),
     storesAdminRoutes(context),
+    pointsAdminRoutes(context),
+    rewardsAdminRoutes(context),
+    widgetsAdminRoutes(context),
+    platformsAdminRoutes(context),
+    webhooksAdminRoutes(context),
+    referralsAdminRoutes(context),
+    customersAdminRoutes(context),
   ];
 }
