@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { randomBytes } from "node:crypto";
 import {
   widgetKindSchema,
   type PlatformConnectionInput,
@@ -88,7 +89,7 @@ function action<A extends unknown[]>(handler: (...args: A) => Promise<void>) {
 const program = new Command()
   .name("loyalty")
   .description(
-    "Operate a Loyalty Points API server: database, stores, API keys, platforms, widgets, referral programmes, demo data.",
+    "Operate a Loyalty Points API server: database, admins, stores, API keys, platforms, widgets, referral programmes, demo data.",
   )
   .option("--json", "print the result as JSON")
   .showHelpAfterError();
@@ -305,6 +306,101 @@ setFromStdin(
   },
   () => "The referral programme is saved.",
 );
+
+/** The password piped to the command, or undefined when nothing is piped. */
+async function readStdinText(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+  return text === "" ? undefined : text;
+}
+
+const admin = program
+  .command("admin")
+  .description("manage back-office admins (they log in with POST /admin/token)");
+admin
+  .command("create")
+  .description(
+    "create an admin of the whole service, or of one store with --store; pipe the password to the command's input, or one is generated and printed once",
+  )
+  .requiredOption("--email <email>", "the admin's email, their login")
+  .option("--store <reference>", "limit the admin to this store")
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption & { email: string; store?: string }>();
+      const piped = await readStdinText();
+      const password = piped ?? randomBytes(18).toString("base64url");
+      const created = await withRuntime((runtime) =>
+        runtime.context.services.adminAuth.createAdmin({
+          email: options.email,
+          password,
+          ...(options.store === undefined ? {} : { storeReference: options.store }),
+        }),
+      );
+      const view = {
+        id: created.id,
+        email: created.email,
+        store: created.storeReference,
+        ...(piped === undefined ? { password } : {}),
+      };
+      print(
+        options,
+        view,
+        `Admin ${view.email} created for ${view.store ? `store ${view.store}` : "the whole service"}.` +
+          (piped === undefined
+            ? `\n  password: ${password}\nIt is shown once: store it in your password manager now.`
+            : ""),
+      );
+    }),
+  );
+admin
+  .command("list")
+  .description("list admins (never their password)")
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption>();
+      const rows = await withRuntime((runtime) => runtime.context.services.adminAuth.listAdmins());
+      const views = rows.map((row) => ({
+        id: row.id,
+        email: row.email,
+        storeId: row.storeId,
+        createdAt: row.createdAt.toISOString(),
+        disabledAt: row.disabledAt?.toISOString() ?? null,
+      }));
+      print(
+        options,
+        views,
+        views.length
+          ? views
+              .map(
+                (a) =>
+                  `${a.email}  ${a.storeId === null ? "service" : `store ${a.storeId}`}  ${a.disabledAt ? "disabled" : "active"}`,
+              )
+              .join("\n")
+          : "No admin.",
+      );
+    }),
+  );
+admin
+  .command("disable")
+  .description("disable an admin at once: their tokens stop working, even unexpired ones")
+  .argument("<email>", "the admin's email")
+  .action(
+    action(async (email: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption>();
+      const row = await withRuntime((runtime) =>
+        runtime.context.services.adminAuth.disableAdmin(email),
+      );
+      print(
+        options,
+        { email: row.email, disabledAt: row.disabledAt?.toISOString() ?? null },
+        `Admin ${row.email} is disabled.`,
+      );
+    }),
+  );
 
 program
   .command("demo")
