@@ -13,3 +13,4 @@ export * from "./rewards.js";
 export * from "./widgets.js";
 export * from "./admin.js";
 export * from "./admin-operations.js";
+export * from "./examples.js";
