@@ -27,13 +27,14 @@ type PageRow = { customer_id: number; balance: number } & (
 );
 
 /**
- * The customer's balance and up to `take` of their transactions older than `beforeId` (all when
- * null), newest first; undefined when the store has no such customer. One statement, so the
- * balance and the page come from the same snapshot, walking the (customer_id, id DESC) index.
+ * The customer's balance and up to `take` (all when null) of their transactions older than
+ * `beforeId` (all when null), newest first; undefined when the store has no such customer. One
+ * statement, so the balance and the page come from the same snapshot, walking the
+ * (customer_id, id DESC) index.
  */
 export async function customerHistoryPage(
   db: Queryable,
-  query: { storeId: number; externalId: number; beforeId: number | null; take: number },
+  query: { storeId: number; externalId: number; beforeId: number | null; take: number | null },
 ): Promise<CustomerHistoryPage | undefined> {
   const { rows } = await db.query<PageRow>(
     `SELECT c.id AS customer_id, c.balance, t.*
