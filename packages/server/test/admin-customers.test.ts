@@ -757,6 +757,40 @@ describe("export and erasure", () => {
     });
   });
 
+  it("makes an erased customer who orders again with their details a customer again", async () => {
+    const returning = await shop();
+    await registerOrder(returning, {
+      externalId: 7001,
+      customer: { externalId: 8, email: "zoe@example.com", firstName: "Zoe" },
+      lines: [{ lineId: 1, productId: 1, quantity: 1, unitPrice: 40 }],
+    });
+    expect((await service.request("DELETE", customerPath(returning.store.id, 8))).status).toBe(200);
+    await registerOrder(returning, {
+      externalId: 7002,
+      customer: { externalId: 8, email: "zoe.new@example.com", firstName: "Zoe" },
+      lines: [{ lineId: 1, productId: 1, quantity: 1, unitPrice: 10 }],
+    });
+    const customer = adminCustomerSchema.parse(
+      await (await service.request("GET", customerPath(returning.store.id, 8))).json(),
+    );
+    expect(customer).toMatchObject({ email: "zoe.new@example.com", erasedAt: null, balance: 50 });
+    // Claims know the customer again.
+    const { rewardId } = await addReward(app.context.pool, returning.store.id, {
+      triggerValue: 30,
+    });
+    const claim = await storefront(returning, "/reward/claim/8", 8, {
+      method: "POST",
+      body: JSON.stringify({ rewardId }),
+    });
+    expect(claim.status).toBe(201);
+    // The first order's payload stays scrubbed.
+    const [first] = await sql<{ payload: { customer: unknown } }>(
+      `SELECT payload FROM orders WHERE store_id = $1 AND external_id = '7001'`,
+      [returning.store.id],
+    );
+    expect(first?.payload.customer).toEqual({ externalId: 8 });
+  });
+
   it("answers not-found when erasing a customer the store never met", async () => {
     const before = await everything();
     await expectProblem(

@@ -303,6 +303,9 @@ export async function upsertCustomers(
        first_name = coalesce(excluded.first_name, customers.first_name),
        last_name = coalesce(excluded.last_name, customers.last_name),
        language = coalesce(excluded.language, customers.language),
+       -- An erased customer who orders again with their details is a customer again (claims
+       -- and referral checks see them); an order scrubbed by the erasure brings no email.
+       erased_at = CASE WHEN excluded.email IS NULL THEN customers.erased_at END,
        updated_at = now()
      RETURNING id, external_id`,
     [
