@@ -12,8 +12,11 @@ import { createMailer, type Mailer } from "./mail/mailer.js";
 import { AdminAuthService } from "./modules/admin/admin-auth.service.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
+import { ClubsService } from "./modules/points/clubs.service.js";
+import { RulesService } from "./modules/points/rules.service.js";
 import { PlatformsService } from "./modules/platforms/platforms.service.js";
 import { ReferralsService } from "./modules/referrals/referrals.service.js";
+import { RewardsAdminService } from "./modules/rewards/rewards.admin.service.js";
 import { RewardsService } from "./modules/rewards/rewards.service.js";
 import { StorefrontCache } from "./modules/storefront/storefront.cache.js";
 import { WebhooksService } from "./modules/webhooks/webhooks.service.js";
@@ -29,9 +32,13 @@ export interface Services {
   apiKeys: ApiKeysService;
   demo: DemoService;
   orders: OrdersService;
+  rules: RulesService;
+  clubs: ClubsService;
   webhooks: WebhooksService;
   platforms: PlatformsService;
   rewards: RewardsService;
+  /** The back-office's side of rewards: their fields, voucher versions and activity. */
+  rewardsAdmin: RewardsAdminService;
   referrals: ReferralsService;
   widgets: WidgetsService;
   /** The storefront reads' in-memory copy of each store, kept in step by the store changes. */
@@ -71,16 +78,30 @@ export function createServices(
   });
   const referrals = new ReferralsService(pool, secrets, platforms, mailer, logger);
   const widgets = new WidgetsService(pool, storefront, logger);
+  const rules = new RulesService(pool);
+  const clubs = new ClubsService(pool);
+  const rewardsAdmin = new RewardsAdminService(pool);
   return {
     adminAuth: new AdminAuthService(pool, secrets, config.adminTokenTtlSeconds),
     changes,
     stores,
     apiKeys,
-    demo: new DemoService(pool, stores, apiKeys, widgets, referrals),
+    demo: new DemoService(pool, {
+      stores,
+      apiKeys,
+      rules,
+      clubs,
+      rewardsAdmin,
+      widgets,
+      referrals,
+    }),
     orders: new OrdersService(pool, logger),
+    rules,
+    clubs,
     webhooks: new WebhooksService(pool, secrets, config.webhooks, logger),
     platforms,
     rewards: new RewardsService(pool, storefront, platforms, logger, config.claimReconcileAfterMs),
+    rewardsAdmin,
     referrals,
     widgets,
     storefront,

@@ -24,9 +24,7 @@ class FakeChanges implements StoreChanges {
   subscribe(subscriber: StoreChangeSubscriber): void {
     this.subscribers.push(subscriber);
   }
-  afterChange<T>(_storeId: number, write: () => Promise<T>): Promise<T> {
-    return write();
-  }
+  async barrier(): Promise<void> {}
   storeChanged(storeId: number): void {
     for (const subscriber of this.subscribers) subscriber.storeChanged(storeId);
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Logger } from "pino";
 
@@ -7,6 +8,13 @@ import type { Logger } from "pino";
  * every store: an operator's way to flush the caches.
  */
 export const STORE_CHANGED_CHANNEL = "loyalty_store_changed";
+
+/**
+ * Barriers and their acknowledgements: a listener acknowledges a barrier once it processed
+ * every notification committed before it (PostgreSQL delivers them in commit order).
+ */
+const BARRIER_CHANNEL = "loyalty_store_barrier";
+const LISTENER_NAME = "loyalty-store-changes";
 
 /** Keeps store data in memory and must forget it when the database says it changed. */
 export interface StoreChangeSubscriber {
@@ -21,12 +29,12 @@ export interface StoreChanges {
   /** False whenever a change could go unheard: memory must not be trusted then. */
   readonly listening: boolean;
   subscribe(subscriber: StoreChangeSubscriber): void;
-  /** Runs a write to a store's cached data; resolves once every process was told of it. */
-  afterChange<T>(storeId: number, write: () => Promise<T>): Promise<T>;
+  /** Resolves once every listening process has processed the changes committed so far. */
+  barrier(): Promise<void>;
 }
 
-/** How long a back-office write waits to hear its own change notification. */
-const ECHO_TIMEOUT_MS = 2_000;
+/** How long a back-office write waits for the other processes to acknowledge its change. */
+const BARRIER_TIMEOUT_MS = 2_000;
 
 export interface StoreChangeListenerOptions {
   connectionString: string;
@@ -61,8 +69,8 @@ export class StoreChangeListener implements StoreChanges {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
-  /** Writes waiting to hear their own notification, by store id (0: any store). */
-  private readonly echoes = new Map<number, Set<() => void>>();
+  /** Writes waiting for acknowledgements of their barrier, by barrier token. */
+  private readonly barriers = new Map<string, { acks: number; needed: number; done: () => void }>();
 
   constructor(private readonly options: StoreChangeListenerOptions) {
     this.logger = options.logger;
@@ -104,14 +112,18 @@ export class StoreChangeListener implements StoreChanges {
   private connect(): void {
     const client = new pg.Client({
       connectionString: this.options.connectionString,
-      application_name: "loyalty-store-changes",
+      application_name: "loyalty-store-changes-connecting",
       connectionTimeoutMillis: 5_000,
       // Bounds the LISTEN and the heartbeat: a query that never answers means a dead link.
       query_timeout: 5_000,
       keepAlive: true,
     });
     this.client = client;
-    client.on("notification", (message) => this.notified(message.payload));
+    client.on("notification", (message) =>
+      message.channel === BARRIER_CHANNEL
+        ? this.barrierMessage(client, message.payload)
+        : this.notified(message.payload),
+    );
     // Kept after the drop too: an 'error' event without a listener would crash the process.
     client.on("error", (error) => this.drop(client, error));
     client.on("end", () => this.drop(client, new Error("connection ended")));
@@ -119,43 +131,70 @@ export class StoreChangeListener implements StoreChanges {
   }
 
   /**
-   * Runs a write that changes a store's cached data and resolves once this process heard the
-   * notification it caused. PostgreSQL sends it to every listening process at commit, so when
-   * a back-office write answers, every server has been told: a storefront read that follows
-   * it, on any process, sees the change. Without a listener (the CLI) it only runs the write;
-   * an echo that does not come within a bound (a write that changed nothing) is not awaited.
+   * Resolves once every listening process has processed every change committed before the
+   * call: a back-office write awaits it before answering, so that a storefront read that
+   * follows, on any process, sees the change. PostgreSQL delivers notifications to each
+   * listener in commit order, so a process that acknowledges the barrier notified after the
+   * write has already forgotten what the write changed. Processes are counted by the name
+   * their listening connection takes; one that does not answer within a bound is not awaited.
+   * Without a listener (the CLI) there is no one to tell.
    */
-  async afterChange<T>(storeId: number, write: () => Promise<T>): Promise<T> {
-    if (!this.isListening) return write();
-    let heard!: () => void;
-    const echo = new Promise<void>((resolve) => (heard = resolve));
-    const waiting = this.echoes.get(storeId) ?? new Set();
-    waiting.add(heard);
-    this.echoes.set(storeId, waiting);
+  async barrier(): Promise<void> {
+    const client = this.client;
+    if (!this.isListening || !client) return;
+    const token = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     try {
-      const result = await write();
+      const acknowledged = new Promise<void>((resolve) => {
+        this.barriers.set(token, { acks: 0, needed: Number.POSITIVE_INFINITY, done: resolve });
+      });
+      const { rows } = await client.query<{ listeners: number }>(
+        `SELECT count(*)::int AS listeners FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = $1`,
+        [LISTENER_NAME],
+      );
+      const barrier = this.barriers.get(token);
+      if (barrier) {
+        barrier.needed = rows[0]?.listeners ?? 0;
+        if (barrier.acks >= barrier.needed) barrier.done();
+      }
+      await client.query(`SELECT pg_notify($1, $2)`, [BARRIER_CHANNEL, `barrier:${token}`]);
       await Promise.race([
-        echo,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, ECHO_TIMEOUT_MS))),
+        acknowledged,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, BARRIER_TIMEOUT_MS))),
       ]);
-      return result;
+    } catch (error) {
+      this.logger.warn({ err: error }, "store change barrier failed");
     } finally {
       clearTimeout(timer);
-      waiting.delete(heard);
-      if (waiting.size === 0 && this.echoes.get(storeId) === waiting) this.echoes.delete(storeId);
+      this.barriers.delete(token);
     }
   }
 
-  private wake(storeId: number | undefined): void {
-    const woken = storeId === undefined ? [...this.echoes.values()] : [this.echoes.get(storeId)];
-    for (const waiting of woken) for (const heard of waiting ?? []) heard();
+  private wake(): void {
+    for (const barrier of this.barriers.values()) barrier.done();
+  }
+
+  /** Acknowledges others' barriers, and counts the acknowledgements of this process's. */
+  private barrierMessage(client: pg.Client, payload: string | undefined): void {
+    const [kind, token] = (payload ?? "").split(":");
+    if (kind === "barrier" && token) {
+      client
+        .query(`SELECT pg_notify($1, $2)`, [BARRIER_CHANNEL, `ack:${token}`])
+        .catch((error: unknown) => this.drop(client, error));
+    } else if (kind === "ack" && token) {
+      const waiting = this.barriers.get(token);
+      if (waiting && ++waiting.acks >= waiting.needed) waiting.done();
+    }
   }
 
   private async listen(client: pg.Client): Promise<void> {
     try {
       await client.connect();
       await client.query(`LISTEN ${STORE_CHANGED_CHANNEL}`);
+      await client.query(`LISTEN ${BARRIER_CHANNEL}`);
+      // Named once listening: writers count the listeners that will acknowledge their barriers.
+      await client.query(`SET application_name = '${LISTENER_NAME}'`);
     } catch (error) {
       this.drop(client, error);
       return;
@@ -178,10 +217,8 @@ export class StoreChangeListener implements StoreChanges {
     if (payload !== undefined && /^\d{1,15}$/.test(payload)) {
       const storeId = Number(payload);
       for (const subscriber of this.subscribers) subscriber.storeChanged(storeId);
-      this.wake(storeId);
     } else {
       for (const subscriber of this.subscribers) subscriber.everythingChanged();
-      this.wake(undefined);
     }
   }
 
@@ -194,8 +231,8 @@ export class StoreChangeListener implements StoreChanges {
     this.isListening = false;
     // What happened before the next LISTEN takes effect goes unheard: nothing held is current.
     if (wasListening) for (const subscriber of this.subscribers) subscriber.everythingChanged();
-    // Nothing more will be heard on this connection: a write waiting for its echo goes on.
-    this.wake(undefined);
+    // Nothing more will be heard on this connection: a write waiting for a barrier goes on.
+    this.wake();
     this.closing = client.end();
     if (!this.running) return;
     const ceiling = Math.min(this.maxRetryDelayMs, this.minRetryDelayMs * 2 ** this.failures);

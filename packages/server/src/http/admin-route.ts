@@ -28,7 +28,8 @@ export type AdminOutput<O extends OperationDefinition> = O["response"] extends z
 export interface AdminRouteOptions {
   /**
    * The operation changes data the storefront reads keep in memory: it answers once every
-   * server process was told (a read that follows, on any process, sees the change).
+   * server process has forgotten the old data (a read that follows, on any process, sees the
+   * change).
    */
   propagates?: boolean;
 }
@@ -70,11 +71,8 @@ export function adminRoute<O extends OperationDefinition>(
         ? parseRequest(operation.body as z.ZodType, req.body ?? {}, "body")
         : undefined;
       const input = { admin, params, body, store } as AdminInput<O>;
-      const run = async () => handler(input, req);
-      const result =
-        options.propagates && store
-          ? await services.changes.afterChange(store.id, run)
-          : await run();
+      const result = await handler(input, req);
+      if (options.propagates) await services.changes.barrier();
       res.set("Cache-Control", "no-store");
       if (operation.successStatus === 204) {
         res.status(204).end();

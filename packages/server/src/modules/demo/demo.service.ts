@@ -1,5 +1,8 @@
 import type {
   CartConfig,
+  CreateClubRequest,
+  CreateRewardRequest,
+  CreateRuleRequest,
   ProductPointsConfig,
   ProgramPresentationConfig,
   ReferralProgramInput,
@@ -7,25 +10,19 @@ import type {
 import type pg from "pg";
 import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
+import type { ClubsService } from "../points/clubs.service.js";
+import type { RulesService } from "../points/rules.service.js";
 import type { ReferralsService } from "../referrals/referrals.service.js";
+import type { RewardsAdminService } from "../rewards/rewards.admin.service.js";
 import { keyId, type ApiKeysService } from "../stores/api-keys.service.js";
 import type { StoresService } from "../stores/stores.service.js";
 import type { StoreRow } from "../stores/stores.repository.js";
 import { defaultWidgetConfig } from "../widgets/widgets.defaults.js";
 import type { WidgetsService } from "../widgets/widgets.service.js";
-import {
-  insertClubs,
-  insertRewards,
-  insertRules,
-  setBrandingColor,
-  type DemoClub,
-  type DemoReward,
-  type DemoRule,
-} from "./demo.repository.js";
 
 export const DEMO_DOMAIN = "http://localhost:4000";
 
-const RULES: DemoRule[] = [
+const RULES: CreateRuleRequest[] = [
   { kind: "default", targetId: null, name: "1 point per euro", rate: 1, pointsPerItem: 0 },
   { kind: "category", targetId: 10, name: "Coffee: 2 points per euro", rate: 2, pointsPerItem: 0 },
   { kind: "category", targetId: 20, name: "Tea: 3 points per euro", rate: 3, pointsPerItem: 0 },
@@ -38,13 +35,13 @@ const RULES: DemoRule[] = [
   },
 ];
 
-const CLUBS: DemoClub[] = [
+const CLUBS: CreateClubRequest[] = [
   { name: "Bronze", threshold: 0, multiplier: 1 },
   { name: "Silver", threshold: 500, multiplier: 1.25 },
   { name: "Gold", threshold: 2000, multiplier: 1.5 },
 ];
 
-const REWARDS: DemoReward[] = [
+const REWARDS: CreateRewardRequest[] = [
   {
     name: "Free shipping",
     description: "Free delivery on your next order.",
@@ -171,38 +168,45 @@ export interface DemoResult {
 export class DemoService {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly stores: StoresService,
-    private readonly apiKeys: ApiKeysService,
-    private readonly widgets: WidgetsService,
-    private readonly referrals: ReferralsService,
+    private readonly services: {
+      stores: StoresService;
+      apiKeys: ApiKeysService;
+      rules: RulesService;
+      clubs: ClubsService;
+      rewardsAdmin: RewardsAdminService;
+      widgets: WidgetsService;
+      referrals: ReferralsService;
+    },
   ) {}
 
   async load(domain: string = DEMO_DOMAIN): Promise<DemoResult> {
-    if (await this.stores.findByDomain(domain)) {
+    const { stores, apiKeys, rules, clubs, rewardsAdmin, widgets, referrals } = this.services;
+    if (await stores.findByDomain(domain)) {
       throw new AppError(
         "validation-failed",
         `A store with domain ${domain} already exists; create a key for it with: loyalty key create --store <reference>.`,
       );
     }
     return withTransaction(this.pool, async (client) => {
-      const store = await this.stores.create(
-        { domain, name: "The Coffee Shop (demo)", language: "en", currency: "EUR" },
+      const store = await stores.create(
+        {
+          domain,
+          name: "The Coffee Shop (demo)",
+          language: "en",
+          currency: "EUR",
+          brandingColor: BRAND,
+        },
         client,
       );
-      await setBrandingColor(client, store.id, BRAND);
-      await insertRules(client, store.id, RULES);
-      await insertClubs(client, store.id, CLUBS);
-      await insertRewards(client, store.id, REWARDS);
-      await this.widgets.save(store.id, "product-points", PRODUCT_POINTS, client);
-      await this.widgets.save(store.id, "cart", CART, client);
-      await this.widgets.save(store.id, "program-presentation", PRESENTATION, client);
-      await this.referrals.saveProgram(store.id, REFERRAL_PROGRAM, client);
-      const { key, row } = await this.apiKeys.create(store.reference, "demo", client);
-      return {
-        store: { ...store, brandingColor: BRAND },
-        apiKey: key,
-        keyId: keyId(row.prefix),
-      };
+      for (const rule of RULES) await rules.create(store.id, rule, client);
+      for (const club of CLUBS) await clubs.create(store.id, club, client);
+      for (const reward of REWARDS) await rewardsAdmin.create(store.id, reward, client);
+      await widgets.save(store.id, "product-points", PRODUCT_POINTS, client);
+      await widgets.save(store.id, "cart", CART, client);
+      await widgets.save(store.id, "program-presentation", PRESENTATION, client);
+      await referrals.saveProgram(store.id, REFERRAL_PROGRAM, client);
+      const { key, row } = await apiKeys.create(store.reference, "demo", client);
+      return { store, apiKey: key, keyId: keyId(row.prefix) };
     });
   }
 }

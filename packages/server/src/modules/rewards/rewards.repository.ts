@@ -3,7 +3,7 @@ import type { Queryable } from "../../db/pool.js";
 import { STORE_CHANGED_CHANNEL } from "../../db/store-changes.js";
 import { outboxCtes } from "../events/events.repository.js";
 
-interface VoucherColumns {
+export interface VoucherColumns {
   voucher_id: number;
   version: number;
   kind: VoucherKind;
@@ -14,7 +14,7 @@ interface VoucherColumns {
   usage_limit: number | null;
 }
 
-function toVoucher(row: VoucherColumns): Voucher {
+export function toVoucher(row: VoucherColumns): Voucher {
   return {
     version: row.version,
     kind: row.kind,
@@ -26,11 +26,11 @@ function toVoucher(row: VoucherColumns): Voucher {
   };
 }
 
-const VOUCHER_COLUMNS = `v.id AS voucher_id, v.version, v.kind, v.value, v.currency,
+export const VOUCHER_COLUMNS = `v.id AS voucher_id, v.version, v.kind, v.value, v.currency,
   v.minimum_order_amount, v.validity_days, v.usage_limit`;
 
 /** Codes a voucher version has issued or is issuing: every claim not given back. */
-const ISSUED = `(SELECT count(*) FROM reward_claims c
+export const ISSUED = `(SELECT count(*) FROM reward_claims c
                  WHERE c.voucher_version_id = v.id AND c.status <> 'released')`;
 
 /**
