@@ -278,6 +278,8 @@ describe("store and API key operations", () => {
       reference: "stolen",
     });
     expect(response.status).toBe(400);
+    const pointers = ((await response.json()) as Problem).errors?.map((issue) => issue.pointer);
+    expect(pointers?.sort()).toEqual(["/currency", "/reference"]);
     const after = await (await service.request("GET", `/admin/stores/${storeA.store.id}`)).json();
     expect(after).toEqual(before);
   });

@@ -17,7 +17,7 @@ import { refundStatusSchema } from "./orders.js";
 import { platformKindSchema } from "./platforms.js";
 import { referralStatusSchema } from "./referrals.js";
 import { ruleKindSchema } from "./points.js";
-import { voucherTermsInputSchema, voucherTermsSchema } from "./rewards.js";
+import { voucherInputSchema, voucherTermsSchema } from "./rewards.js";
 import { widgetKindSchema } from "./widgets.js";
 
 /*
@@ -222,15 +222,6 @@ export const updateClubRequestSchema = z.object(clubFields).partial().strict();
 export type UpdateClubRequest = z.input<typeof updateClubRequestSchema>;
 
 /* ---------- Rewards and vouchers ---------- */
-
-/** A voucher as the back-office writes it: terms plus an optional total usage limit. */
-export const voucherInputSchema = voucherTermsInputSchema.and(
-  z.object({
-    /** Total codes the voucher may issue; null for no limit. */
-    usageLimit: z.number().int().min(1).nullable().default(null),
-  }),
-);
-export type VoucherInput = z.input<typeof voucherInputSchema>;
 
 export const adminVoucherSchema = voucherTermsSchema.extend({
   version: z.number().int().min(1),

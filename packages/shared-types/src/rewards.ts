@@ -27,8 +27,11 @@ export const voucherTermsSchema = z.object({
 });
 export type VoucherTerms = z.infer<typeof voucherTermsSchema>;
 
-/** Voucher terms as the back-office writes them: each kind with the fields it needs. */
-export const voucherTermsInputSchema = voucherTermsSchema.superRefine((terms, ctx) => {
+/**
+ * Each kind with the fields it needs: a value for an amount or a percentage (at most 100),
+ * none for free shipping, and a currency for a fixed amount only.
+ */
+function checkVoucherTerms(terms: VoucherTerms, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [path], message });
   if (terms.kind === "free_shipping") {
@@ -48,7 +51,31 @@ export const voucherTermsInputSchema = voucherTermsSchema.superRefine((terms, ct
   if (terms.kind !== "fixed_amount" && terms.currency !== null) {
     issue("currency", `must be null for ${terms.kind}`);
   }
-});
+}
+
+/** Terms as the back-office writes them: what a kind does not use may be left out. */
+const voucherTermsInputFields = {
+  kind: voucherKindSchema,
+  value: voucherTermsSchema.shape.value.default(null),
+  currency: voucherTermsSchema.shape.currency.default(null),
+  minimumOrderAmount: voucherTermsSchema.shape.minimumOrderAmount.default(null),
+  validityDays: voucherTermsSchema.shape.validityDays.default(null),
+};
+
+/** Voucher terms as the back-office writes them (a referral programme's referee voucher). */
+export const voucherTermsInputSchema = z
+  .object(voucherTermsInputFields)
+  .superRefine(checkVoucherTerms);
+
+/** A reward's voucher as the back-office writes it: terms and an optional total usage limit. */
+export const voucherInputSchema = z
+  .object({
+    ...voucherTermsInputFields,
+    /** Total codes the voucher may issue; null for no limit. */
+    usageLimit: z.number().int().min(1).nullable().default(null),
+  })
+  .superRefine(checkVoucherTerms);
+export type VoucherInput = z.input<typeof voucherInputSchema>;
 
 /** The current version of a reward's voucher, as a storefront shows it. */
 export const voucherSchema = voucherTermsSchema.extend({

@@ -9,12 +9,17 @@ function pointer(path: readonly PropertyKey[]): string {
 }
 
 export function toValidationIssues(error: z.ZodError, location: Location): ValidationIssue[] {
-  return error.issues.map((issue) => ({
-    location,
-    pointer: pointer(issue.path),
-    message: issue.message,
-    code: issue.code,
-  }));
+  return error.issues.flatMap((issue): ValidationIssue[] =>
+    // Each field a strict object does not know is pointed at, not its parent.
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({
+          location,
+          pointer: pointer([...issue.path, key]),
+          message: "is not a field of this object",
+          code: issue.code,
+        }))
+      : [{ location, pointer: pointer(issue.path), message: issue.message, code: issue.code }],
+  );
 }
 
 export function describeIssues(issues: ValidationIssue[]): string {
