@@ -1,7 +1,9 @@
 import {
   platformConnectionSchema,
   type PlatformConnectionInput,
+  type PlatformConnectionSummary,
   type PlatformKind,
+  type ValidationIssue,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secrets.js";
@@ -9,7 +11,7 @@ import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
 import type { Logger } from "pino";
 import { AppError } from "../../http/app-error.js";
-import { parseRequest } from "../../http/validate.js";
+import { describeIssues, parseRequest } from "../../http/validate.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import type { PlatformAdapter, PlatformError } from "./platform.types.js";
 import {
@@ -19,6 +21,7 @@ import {
   type SandboxCode,
 } from "./platforms.repository.js";
 import { PrestaShopPlatform } from "./prestashop.platform.js";
+import { isPrivateHost } from "./private-hosts.js";
 import { SandboxPlatform } from "./sandbox.platform.js";
 import { ShopifyPlatform } from "./shopify.platform.js";
 import { WooCommercePlatform } from "./woocommerce.platform.js";
@@ -52,6 +55,18 @@ function sealContext(storeId: number): string {
 export interface ConnectionSummary {
   platform: PlatformKind;
   url: string | null;
+}
+
+export interface ConnectOptions {
+  /**
+   * Whether the URL may name the service's own machine or network (loopback, private or
+   * link-local addresses, localhost). The service sends requests there, with the credentials,
+   * and reports how the platform answered: someone who may only administer a store must not
+   * aim it at hosts the internet cannot reach. The back-office passes the operator's choice
+   * (PLATFORM_ALLOW_PRIVATE_URLS); the operator's own tools (the CLI) may name any host.
+   */
+  allowPrivateUrls?: boolean;
+  db?: Queryable;
 }
 
 /**
@@ -88,11 +103,22 @@ export class PlatformsService {
   async connect(
     storeId: number,
     input: PlatformConnectionInput,
-    db: Queryable = this.pool,
+    { allowPrivateUrls = true, db = this.pool }: ConnectOptions = {},
   ): Promise<ConnectionSummary> {
     const connection = parseRequest(platformConnectionSchema, input, "body");
     const { platform, ...rest } = connection;
     const url = "url" in rest ? rest.url : null;
+    if (url !== null && !allowPrivateUrls && isPrivateHost(url)) {
+      const issues: ValidationIssue[] = [
+        {
+          location: "body",
+          pointer: "/url",
+          message: "must not be a loopback, private or link-local address, or localhost",
+          code: "private_host",
+        },
+      ];
+      throw new AppError("validation-failed", describeIssues(issues), issues);
+    }
     await saveConnection(db, storeId, {
       platform,
       url,
@@ -102,6 +128,17 @@ export class PlatformsService {
           : this.secrets.encrypt(JSON.stringify(connection), sealContext(storeId)),
     });
     return { platform, url };
+  }
+
+  /** The store's platform and URL, and whether credentials are stored (never what they are). */
+  async connection(storeId: number): Promise<PlatformConnectionSummary> {
+    const stored = await findConnection(this.pool, storeId);
+    if (!stored) throw new AppError("not-found", `No store has the id ${storeId}.`);
+    return {
+      platform: stored.platform,
+      url: stored.url,
+      hasCredentials: stored.sealedCredentials !== null,
+    };
   }
 
   /** The adapter speaking to the store's platform. */

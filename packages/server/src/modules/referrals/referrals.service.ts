@@ -5,6 +5,7 @@ import {
   type CreateReferralRequest,
   type CreateReferralResponse,
   type RefereeCodeResponse,
+  type ReferralProgram,
   type ReferralProgramInput,
 } from "@loyalty/shared-types";
 import type pg from "pg";
@@ -90,6 +91,13 @@ export class ReferralsService {
     db: Queryable = this.pool,
   ): Promise<void> {
     await saveReferralProgram(db, storeId, parseRequest(referralProgramSchema, input, "body"));
+  }
+
+  /** The store's referral programme; not-found while it has none. */
+  async program(storeId: number): Promise<ReferralProgram> {
+    const program = await findReferralProgram(this.pool, storeId);
+    if (!program) throw new AppError("not-found", "The store has no referral programme yet.");
+    return program;
   }
 
   /**

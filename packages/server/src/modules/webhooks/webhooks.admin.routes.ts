@@ -1,8 +1,34 @@
+import { ADMIN_OPERATIONS, type WebhookEndpoint } from "@loyalty/shared-types";
 import { Router } from "express";
+import { adminRoute } from "../../http/admin-route.js";
 import type { AppContext } from "../../runtime.js";
+import type { WebhookEndpointRow } from "./webhook-endpoints.repository.js";
 
-/** Back-office: webhook endpoints. */
-export function webhooksAdminRoutes(_context: AppContext): Router {
+function endpointView(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Back-office: webhook endpoints. A signing secret is shown once, when its endpoint is made. */
+export function webhooksAdminRoutes(context: AppContext): Router {
+  const { webhooks } = context.services;
   const router = Router();
+
+  adminRoute(router, context, ADMIN_OPERATIONS.listWebhookEndpoints, async ({ store }) =>
+    (await webhooks.list(store.id)).map(endpointView),
+  );
+  adminRoute(router, context, ADMIN_OPERATIONS.createWebhookEndpoint, async ({ store, body }) => {
+    const { secret, endpoint } = await webhooks.create(store.id, body);
+    return { ...endpointView(endpoint), secret };
+  });
+  adminRoute(router, context, ADMIN_OPERATIONS.deleteWebhookEndpoint, async ({ store, params }) =>
+    endpointView(await webhooks.deactivate(store.id, params.endpointId)),
+  );
   return router;
 }

@@ -1,20 +1,19 @@
 import { randomBytes } from "node:crypto";
 import {
-  eventTypeSchema,
+  createWebhookEndpointRequestSchema,
   WEBHOOK_EVENT_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
+  type CreateWebhookEndpointRequest,
   type EventType,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import { parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
-import { findStoreByReference } from "../stores/stores.repository.js";
 import {
   abandonDelivery,
   deactivateWebhookEndpoint,
@@ -32,19 +31,15 @@ const USER_AGENT = "Loyalty-Webhooks/1.0";
 const MAX_RETRY_DELAY_MS = 6 * 3600 * 1000;
 const MAX_ERROR_LENGTH = 500;
 
-export const createWebhookEndpointInputSchema = z.object({
-  // Normalised so that the scheme is lower case, as the table's check expects.
-  url: z
-    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
-    .max(2048)
-    .transform((url) => new URL(url).href),
-  /** Empty or absent: every event type, including those added later. */
-  events: z
-    .array(eventTypeSchema)
-    .default([])
-    .transform((events) => [...new Set(events)]),
-});
-export type CreateWebhookEndpointInput = z.input<typeof createWebhookEndpointInputSchema>;
+/** The shared request, normalised as stored. */
+const createWebhookEndpointInputSchema = createWebhookEndpointRequestSchema.transform(
+  ({ url, events }) => ({
+    // The scheme in lower case, as the table's check expects.
+    url: new URL(url).href,
+    // Empty: every event type, including those added later.
+    events: [...new Set(events)],
+  }),
+);
 
 export type DeliveryOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped";
 
@@ -90,12 +85,11 @@ export class WebhooksService {
    * verifies signatures with it, and no read shows it again.
    */
   async create(
-    storeReference: string,
-    input: CreateWebhookEndpointInput,
+    storeId: number,
+    input: CreateWebhookEndpointRequest,
     db: Queryable = this.pool,
   ): Promise<{ secret: string; endpoint: WebhookEndpointRow }> {
     const { url, events } = parseRequest(createWebhookEndpointInputSchema, input, "body");
-    const storeId = await this.#storeId(storeReference, db);
     const secret = `whsec_${randomBytes(32).toString("base64url")}`;
     const endpoint = await insertWebhookEndpoint(db, {
       storeId,
@@ -106,13 +100,12 @@ export class WebhooksService {
     return { secret, endpoint };
   }
 
-  async list(storeReference: string): Promise<WebhookEndpointRow[]> {
-    return listWebhookEndpoints(this.pool, await this.#storeId(storeReference));
+  async list(storeId: number): Promise<WebhookEndpointRow[]> {
+    return listWebhookEndpoints(this.pool, storeId);
   }
 
   /** Stops new deliveries to the endpoint; those not yet made are given up. */
-  async deactivate(storeReference: string, endpointId: number): Promise<WebhookEndpointRow> {
-    const storeId = await this.#storeId(storeReference);
+  async deactivate(storeId: number, endpointId: number): Promise<WebhookEndpointRow> {
     const endpoint = await deactivateWebhookEndpoint(this.pool, storeId, endpointId);
     if (!endpoint) {
       throw new AppError("not-found", `The store has no webhook endpoint ${endpointId}.`);
@@ -239,11 +232,5 @@ export class WebhooksService {
     // fetch says only "fetch failed"; the cause says why (connection refused, DNS, TLS).
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
     return (cause ? `${message}: ${cause}` : message).slice(0, MAX_ERROR_LENGTH);
-  }
-
-  async #storeId(storeReference: string, db: Queryable = this.pool): Promise<number> {
-    const store = await findStoreByReference(db, storeReference);
-    if (!store) throw new AppError("not-found", `No store has the reference ${storeReference}.`);
-    return store.id;
   }
 }

@@ -1,17 +1,24 @@
 import type { WidgetKind } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 
-/** The configuration the back-office saved for this widget, as stored (unvalidated). */
+/** A widget's configuration as stored: unvalidated, as it was written. */
+export interface StoredWidgetConfiguration {
+  config: unknown;
+  updatedAt: Date;
+}
+
+/** The configuration the back-office saved for this widget, if any. */
 export async function findWidgetConfiguration(
   db: Queryable,
   storeId: number,
   kind: WidgetKind,
-): Promise<unknown> {
-  const { rows } = await db.query<{ config: unknown }>(
-    `SELECT config FROM widget_configurations WHERE store_id = $1 AND kind = $2`,
+): Promise<StoredWidgetConfiguration | undefined> {
+  const { rows } = await db.query<StoredWidgetConfiguration>(
+    `SELECT config, updated_at AS "updatedAt" FROM widget_configurations
+     WHERE store_id = $1 AND kind = $2`,
     [storeId, kind],
   );
-  return rows[0]?.config;
+  return rows[0];
 }
 
 export async function saveWidgetConfiguration(

@@ -124,23 +124,38 @@ export class WidgetsService {
   }
 
   /**
-   * The saved configuration, or the default one while there is none. A saved configuration the
-   * schema refuses (written around the back-office, or by an older version) is logged with its
-   * issues and replaced by the default: a storefront never breaks on it.
+   * A widget's configuration as the back-office reads it: the merchant's own, exactly as saved
+   * (the presentation header's fallbacks unresolved and its HTML unsanitised: those are how a
+   * storefront paints it), so that saving back what was read changes nothing. While there is
+   * none, the default one in the store's language. A saved configuration the schema refuses
+   * (written around the back-office, or by an older version) is logged with its issues and
+   * counts as none: the default is what storefronts serve instead.
    */
-  private async load(store: StoreSummary, kind: WidgetKind): Promise<WidgetConfigs[WidgetKind]> {
+  async stored<K extends WidgetKind>(
+    store: Pick<StoreSummary, "id" | "language">,
+    kind: K,
+  ): Promise<{ config: WidgetConfigs[K]; isDefault: boolean; updatedAt: Date | null }> {
     const saved = await findWidgetConfiguration(this.pool, store.id, kind);
-    let config: WidgetConfigs[WidgetKind] = defaultWidgetConfig(kind, store.language);
     if (saved !== undefined) {
-      const parsed = widgetConfigSchemas[kind].safeParse(saved);
-      if (parsed.success) config = parsed.data;
-      else {
-        this.logger.error(
-          { storeId: store.id, widget: kind, issues: toValidationIssues(parsed.error, "body") },
-          "saved widget configuration is invalid: serving the default one",
-        );
+      const parsed = widgetConfigSchemas[kind].safeParse(saved.config);
+      if (parsed.success) {
+        return {
+          config: parsed.data as WidgetConfigs[K],
+          isDefault: false,
+          updatedAt: saved.updatedAt,
+        };
       }
+      this.logger.error(
+        { storeId: store.id, widget: kind, issues: toValidationIssues(parsed.error, "body") },
+        "saved widget configuration is invalid: serving the default one",
+      );
     }
+    return { config: defaultWidgetConfig(kind, store.language), isDefault: true, updatedAt: null };
+  }
+
+  /** The configuration a storefront paints: the presentation header with its fallbacks. */
+  private async load(store: StoreSummary, kind: WidgetKind): Promise<WidgetConfigs[WidgetKind]> {
+    const { config } = await this.stored(store, kind);
     if (kind !== "program-presentation") return config;
     const presentation = config as ProgramPresentationConfig;
     return { ...presentation, header: servedHeader(presentation.header, store.brandingColor) };
