@@ -63,7 +63,7 @@ const environmentSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   STOREFRONT_MAX_AGE: z.coerce.number().int().min(0).max(86_400).default(60),
   PLATFORM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  PLATFORM_ALLOW_PRIVATE_URLS: booleanText.default(false),
+  ALLOW_PRIVATE_URLS: booleanText.default(false),
   CLAIM_RECONCILE_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
   ADMIN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
@@ -97,11 +97,11 @@ export interface Config {
   /** How long a store's platform has to answer (claims, referee codes, referral checks). */
   platformTimeoutMs: number;
   /**
-   * Whether the back-office may connect a store to a platform on the service's own machine or
-   * network (loopback, private or link-local addresses): for platforms hosted next to the
-   * service. Off, a store admin cannot aim the service's requests at internal hosts.
+   * Whether the back-office may aim the service's requests (a platform, a webhook endpoint) at
+   * its own machine or network (loopback, private or link-local addresses): for platforms and
+   * receivers hosted next to the service. Off, a store admin cannot reach internal hosts.
    */
-  platformAllowPrivateUrls: boolean;
+  allowPrivateUrls: boolean;
   /**
    * Age after which a claim still holding its points is settled by the reconciliation job: its
    * request died between reserving the points and hearing from the platform. Longer than the
@@ -175,7 +175,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     },
     storefrontMaxAge: env.STOREFRONT_MAX_AGE,
     platformTimeoutMs: env.PLATFORM_TIMEOUT_MS,
-    platformAllowPrivateUrls: env.PLATFORM_ALLOW_PRIVATE_URLS,
+    allowPrivateUrls: env.ALLOW_PRIVATE_URLS,
     claimReconcileAfterMs: env.CLAIM_RECONCILE_AFTER_MS,
     adminTokenTtlSeconds: env.ADMIN_TOKEN_TTL_SECONDS,
   };

@@ -51,7 +51,7 @@ beforeAll(async () => {
   a = await startTestApp({ env: PLATFORM_ENV });
   b = await startTestApp({
     database: a.database,
-    env: { ...PLATFORM_ENV, PLATFORM_ALLOW_PRIVATE_URLS: "true" },
+    env: { ...PLATFORM_ENV, ALLOW_PRIVATE_URLS: "true" },
   });
   adminA = await adminSession(a);
   adminB = await adminSession(b);
@@ -423,7 +423,7 @@ describe("the platform connection", () => {
     for (const url of ["http://93.184.216.34", "https://10.example"]) {
       expect((await call(adminA, "PUT", path(store.id), { ...WOO, url })).status).toBe(200);
     }
-    // Process B runs with PLATFORM_ALLOW_PRIVATE_URLS=true.
+    // Process B runs with ALLOW_PRIVATE_URLS=true.
     const allowed = await call(adminB, "PUT", path(store.id), {
       ...WOO,
       url: "http://10.1.2.3:8080",
@@ -570,7 +570,8 @@ describe("webhook endpoints", () => {
     const { store } = await newStore();
     expect((await call(adminA, "GET", path(store.id))).body).toEqual([]);
     const url = `${receiverUrl}/hooks/created`;
-    const created = await call(adminA, "POST", path(store.id), { url, events: ["POINTS_EARNED"] });
+    // The receiver listens on loopback: process B runs with ALLOW_PRIVATE_URLS=true.
+    const created = await call(adminB, "POST", path(store.id), { url, events: ["POINTS_EARNED"] });
     expect(created.status).toBe(201);
     const { secret, ...endpoint } = createdSchema.parse(created.body);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
@@ -600,9 +601,19 @@ describe("webhook endpoints", () => {
     expect((await call(adminA, "GET", path(store.id))).body).toEqual([]);
   });
 
+  it("refuses an endpoint on the service's own network, unless the operator allows it", async () => {
+    const { store } = await newStore();
+    for (const url of [`${receiverUrl}/hooks/internal`, "http://169.254.169.254/latest"]) {
+      const refused = await call(adminA, "POST", path(store.id), { url });
+      expectRefused(refused, ["/url"]);
+      expect((refused.body as Problem).errors?.[0]?.code).toBe("private_host");
+    }
+    expect((await call(adminA, "GET", path(store.id))).body).toEqual([]);
+  });
+
   it("deactivates an endpoint: nothing more is delivered to it", async () => {
     const { store } = await newStore();
-    const created = await call(adminA, "POST", path(store.id), {
+    const created = await call(adminB, "POST", path(store.id), {
       url: `${receiverUrl}/hooks/deleted`,
     });
     const { secret, ...endpoint } = createdSchema.parse(created.body);

@@ -18,12 +18,12 @@ export type VoucherKind = z.infer<typeof voucherKindSchema>;
 export const voucherTermsSchema = z.object({
   kind: voucherKindSchema,
   /** Amount off (fixed_amount, in `currency`) or percentage off; null for free shipping. */
-  value: z.number().min(0).nullable(),
+  value: z.number().min(0).max(1_000_000_000).nullable(),
   /** The currency of a fixed amount off; null for the other kinds. */
   currency: currencySchema.nullable(),
   minimumOrderAmount: moneySchema.nullable(),
   /** Days a code stays valid after it is issued; null for no expiry. */
-  validityDays: z.number().int().min(1).nullable(),
+  validityDays: z.number().int().min(1).max(36_500).nullable(),
 });
 export type VoucherTerms = z.infer<typeof voucherTermsSchema>;
 
@@ -72,7 +72,7 @@ export const voucherInputSchema = z
   .object({
     ...voucherTermsInputFields,
     /** Total codes the voucher may issue; null for no limit. */
-    usageLimit: z.number().int().min(1).nullable().default(null),
+    usageLimit: z.number().int().min(1).max(1_000_000_000).nullable().default(null),
   })
   .superRefine(checkVoucherTerms);
 export type VoucherInput = z.input<typeof voucherInputSchema>;

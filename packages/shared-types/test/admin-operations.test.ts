@@ -127,3 +127,17 @@ describe("back-office schemas", () => {
     expect(adminTokenRequestSchema.safeParse({ email: "a@b.example" }).success).toBe(false);
   });
 });
+
+describe("back-office limits", () => {
+  it("refuses voucher numbers the database could not hold, rather than failing on them", () => {
+    const voucher = {
+      kind: "fixed_amount",
+      value: 1e10,
+      currency: "EUR",
+      validityDays: 1e7,
+      usageLimit: 1e12,
+    };
+    const issues = voucherInputSchema.safeParse(voucher).error?.issues.map((i) => i.path[0]);
+    expect(issues?.sort()).toEqual(["usageLimit", "validityDays", "value"]);
+  });
+});

@@ -19,7 +19,7 @@ export function platformsAdminRoutes(context: AppContext): Router {
     ADMIN_OPERATIONS.setPlatformConnection,
     async ({ store, body }) => {
       await platforms.connect(store.id, body, {
-        allowPrivateUrls: context.config.platformAllowPrivateUrls,
+        allowPrivateUrls: context.config.allowPrivateUrls,
       });
       return platforms.connection(store.id);
     },

@@ -3,7 +3,6 @@ import {
   type PlatformConnectionInput,
   type PlatformConnectionSummary,
   type PlatformKind,
-  type ValidationIssue,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secrets.js";
@@ -11,7 +10,8 @@ import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
 import type { Logger } from "pino";
 import { AppError } from "../../http/app-error.js";
-import { describeIssues, parseRequest } from "../../http/validate.js";
+import { refusePrivateHost } from "../../http/private-hosts.js";
+import { parseRequest } from "../../http/validate.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import type { PlatformAdapter, PlatformError } from "./platform.types.js";
 import {
@@ -21,7 +21,6 @@ import {
   type SandboxCode,
 } from "./platforms.repository.js";
 import { PrestaShopPlatform } from "./prestashop.platform.js";
-import { isPrivateHost } from "./private-hosts.js";
 import { SandboxPlatform } from "./sandbox.platform.js";
 import { ShopifyPlatform } from "./shopify.platform.js";
 import { WooCommercePlatform } from "./woocommerce.platform.js";
@@ -59,11 +58,9 @@ export interface ConnectionSummary {
 
 export interface ConnectOptions {
   /**
-   * Whether the URL may name the service's own machine or network (loopback, private or
-   * link-local addresses, localhost). The service sends requests there, with the credentials,
-   * and reports how the platform answered: someone who may only administer a store must not
-   * aim it at hosts the internet cannot reach. The back-office passes the operator's choice
-   * (PLATFORM_ALLOW_PRIVATE_URLS); the operator's own tools (the CLI) may name any host.
+   * Whether the URL may name the service's own machine or network (see refusePrivateHost). The
+   * back-office passes the operator's choice (ALLOW_PRIVATE_URLS); the operator's own tools
+   * (the CLI) may name any host.
    */
   allowPrivateUrls?: boolean;
   db?: Queryable;
@@ -108,17 +105,7 @@ export class PlatformsService {
     const connection = parseRequest(platformConnectionSchema, input, "body");
     const { platform, ...rest } = connection;
     const url = "url" in rest ? rest.url : null;
-    if (url !== null && !allowPrivateUrls && isPrivateHost(url)) {
-      const issues: ValidationIssue[] = [
-        {
-          location: "body",
-          pointer: "/url",
-          message: "must not be a loopback, private or link-local address, or localhost",
-          code: "private_host",
-        },
-      ];
-      throw new AppError("validation-failed", describeIssues(issues), issues);
-    }
+    if (url !== null && !allowPrivateUrls) refusePrivateHost(url);
     await saveConnection(db, storeId, {
       platform,
       url,

@@ -24,7 +24,9 @@ export function webhooksAdminRoutes(context: AppContext): Router {
     (await webhooks.list(store.id)).map(endpointView),
   );
   adminRoute(router, context, ADMIN_OPERATIONS.createWebhookEndpoint, async ({ store, body }) => {
-    const { secret, endpoint } = await webhooks.create(store.id, body);
+    const { secret, endpoint } = await webhooks.create(store.id, body, {
+      allowPrivateUrls: context.config.allowPrivateUrls,
+    });
     return { ...endpointView(endpoint), secret };
   });
   adminRoute(router, context, ADMIN_OPERATIONS.deleteWebhookEndpoint, async ({ store, params }) =>

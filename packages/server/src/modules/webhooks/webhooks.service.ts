@@ -12,6 +12,7 @@ import type { Config } from "../../config.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
+import { refusePrivateHost } from "../../http/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
 import {
@@ -84,12 +85,21 @@ export class WebhooksService {
    * Creates an endpoint with a new signing secret. The secret is returned here once: the store
    * verifies signatures with it, and no read shows it again.
    */
+  /**
+   * Adds an endpoint; its secret is returned here once. `allowPrivateUrls` false (the
+   * back-office, unless the operator allows it) refuses an endpoint on the service's own
+   * network: deliveries would probe it and record how it answered.
+   */
   async create(
     storeId: number,
     input: CreateWebhookEndpointRequest,
-    db: Queryable = this.pool,
+    {
+      allowPrivateUrls = true,
+      db = this.pool,
+    }: { allowPrivateUrls?: boolean; db?: Queryable } = {},
   ): Promise<{ secret: string; endpoint: WebhookEndpointRow }> {
     const { url, events } = parseRequest(createWebhookEndpointInputSchema, input, "body");
+    if (!allowPrivateUrls) refusePrivateHost(url);
     const secret = `whsec_${randomBytes(32).toString("base64url")}`;
     const endpoint = await insertWebhookEndpoint(db, {
       storeId,

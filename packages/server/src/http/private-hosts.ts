@@ -1,4 +1,5 @@
 import { BlockList, isIP } from "node:net";
+import { AppError } from "./app-error.js";
 
 /**
  * Addresses of the network the service runs in rather than of the internet: unspecified,
@@ -40,4 +41,18 @@ export function isPrivateHost(url: string): boolean {
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const family = isIP(host);
   return family !== 0 && PRIVATE_NETWORKS.check(host, family === 4 ? "ipv4" : "ipv6");
+}
+
+/**
+ * Refuses a URL the service would send requests to (a platform, a webhook endpoint) when it
+ * names the service's own machine or network: someone who may only administer a store must not
+ * aim the service at hosts the internet cannot reach, and read how they answer. Operators allow
+ * it with ALLOW_PRIVATE_URLS (a shop on the same network, a local webhook receiver).
+ */
+export function refusePrivateHost(url: string, pointer = "/url"): void {
+  if (!isPrivateHost(url)) return;
+  const message = "must not be a loopback, private or link-local address, or localhost";
+  throw new AppError("validation-failed", `body${pointer}: ${message}`, [
+    { location: "body", pointer, message, code: "private_host" },
+  ]);
 }
