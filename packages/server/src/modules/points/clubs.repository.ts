@@ -1,4 +1,5 @@
 import type { Queryable } from "../../db/pool.js";
+import { setClause } from "../../db/set-clause.js";
 import type { Club } from "./clubs.js";
 
 /** A club as the back-office sees it: the club, dated. */
@@ -57,14 +58,10 @@ export async function updateClub(
   clubId: number,
   changes: ClubUpdate,
 ): Promise<ClubRow | undefined> {
-  const fields = (Object.keys(UPDATABLE) as (keyof ClubUpdate)[]).filter(
-    (field) => changes[field] !== undefined,
-  );
-  const assignments = fields.map((field, index) => `${UPDATABLE[field]} = $${index + 3}`);
+  const set = setClause(UPDATABLE, changes, 3);
   const { rows } = await db.query<StoredClub>(
-    `UPDATE clubs SET ${[...assignments, "updated_at = now()"].join(", ")}
-     WHERE store_id = $1 AND id = $2 RETURNING ${CLUB_COLUMNS}`,
-    [storeId, clubId, ...fields.map((field) => changes[field])],
+    `UPDATE clubs SET ${set.sql} WHERE store_id = $1 AND id = $2 RETURNING ${CLUB_COLUMNS}`,
+    [storeId, clubId, ...set.values],
   );
   return rows[0] && toClub(rows[0]);
 }

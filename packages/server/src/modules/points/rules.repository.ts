@@ -1,5 +1,6 @@
 import type { RuleKind } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
+import { setClause } from "../../db/set-clause.js";
 import type { Rule } from "./points.engine.js";
 
 /** An attribution rule as the back-office sees it: the engine's rule, named and dated. */
@@ -89,14 +90,11 @@ export async function updateRule(
   ruleId: number,
   changes: RuleUpdate,
 ): Promise<RuleRow | undefined> {
-  const fields = (Object.keys(UPDATABLE) as (keyof typeof UPDATABLE)[]).filter(
-    (field) => changes[field] !== undefined,
-  );
-  const assignments = fields.map((field, index) => `${UPDATABLE[field]} = $${index + 3}`);
+  const set = setClause(UPDATABLE, changes, 3);
   const { rows } = await db.query<StoredRule>(
-    `UPDATE attribution_rules SET ${[...assignments, "updated_at = now()"].join(", ")}
+    `UPDATE attribution_rules SET ${set.sql}
      WHERE store_id = $1 AND id = $2 RETURNING ${RULE_COLUMNS}`,
-    [storeId, ruleId, ...fields.map((field) => changes[field])],
+    [storeId, ruleId, ...set.values],
   );
   return rows[0] && toRule(rows[0]);
 }

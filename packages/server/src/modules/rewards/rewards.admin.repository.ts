@@ -1,5 +1,6 @@
 import type { Voucher } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
+import { setClause } from "../../db/set-clause.js";
 import { ISSUED, toVoucher, VOUCHER_COLUMNS, type VoucherColumns } from "./rewards.repository.js";
 
 /** A reward as the back-office sees it: active or not, with its current voucher version. */
@@ -134,14 +135,10 @@ export async function updateRewardFields(
   rewardId: number,
   changes: Partial<RewardFields>,
 ): Promise<boolean> {
-  const fields = (Object.keys(UPDATABLE) as (keyof RewardFields)[]).filter(
-    (field) => changes[field] !== undefined,
-  );
-  const assignments = fields.map((field, index) => `${UPDATABLE[field]} = $${index + 3}`);
+  const set = setClause(UPDATABLE, changes, 3);
   const { rowCount } = await db.query(
-    `UPDATE rewards SET ${[...assignments, "updated_at = now()"].join(", ")}
-     WHERE store_id = $1 AND id = $2`,
-    [storeId, rewardId, ...fields.map((field) => changes[field])],
+    `UPDATE rewards SET ${set.sql} WHERE store_id = $1 AND id = $2`,
+    [storeId, rewardId, ...set.values],
   );
   return rowCount === 1;
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../db/pool.js";
+import { setClause } from "../../db/set-clause.js";
 
 export interface StoreRow {
   id: number;
@@ -63,14 +64,10 @@ export async function updateStore(
   id: number,
   changes: StoreUpdate,
 ): Promise<StoreRow | undefined> {
-  const fields = (Object.keys(UPDATABLE) as (keyof typeof UPDATABLE)[]).filter(
-    (field) => changes[field] !== undefined,
-  );
-  const assignments = fields.map((field, index) => `${UPDATABLE[field]} = $${index + 2}`);
+  const set = setClause(UPDATABLE, changes, 2);
   const { rows } = await db.query<StoreRow>(
-    `UPDATE stores SET ${[...assignments, "updated_at = now()"].join(", ")}
-     WHERE id = $1 RETURNING ${STORE_COLUMNS}`,
-    [id, ...fields.map((field) => changes[field])],
+    `UPDATE stores SET ${set.sql} WHERE id = $1 RETURNING ${STORE_COLUMNS}`,
+    [id, ...set.values],
   );
   return rows[0];
 }
