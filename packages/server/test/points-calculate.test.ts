@@ -1,7 +1,7 @@
 import { problemSchema } from "@loyalty/shared-types";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { StoreChangeListener } from "../src/db/store-changes.js";
+import { LISTENER_NAME, type StoreChangeListener } from "../src/db/store-changes.js";
 import { startTestApp, type TestApp } from "./support/app.js";
 import { revalidate } from "./support/revalidate.js";
 
@@ -375,7 +375,8 @@ describe("GET /point/product-points/calculate: kept in step with the database", 
 
     await admin.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE application_name = 'loyalty-store-changes' AND datname = current_database()`,
+       WHERE application_name = $1 AND datname = current_database()`,
+      [LISTENER_NAME],
     );
     await vi.waitFor(() => expect(second.storeChanges.listening).toBe(false));
     // Changes now go unheard by the second process: each answer must come from the database.

@@ -2,6 +2,7 @@ import { connect, createServer, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
+  LISTENER_NAME,
   STORE_CHANGED_CHANNEL,
   StoreChangeListener,
   type StoreChanges,
@@ -303,7 +304,8 @@ describe("StoreChangeListener", () => {
       (
         await admin.query<{ count: string }>(
           `SELECT count(*) FROM pg_stat_activity
-           WHERE application_name = 'loyalty-store-changes' AND datname = current_database()`,
+           WHERE application_name = $1 AND datname = current_database()`,
+          [LISTENER_NAME],
         )
       ).rows[0]?.count,
     );
@@ -349,6 +351,36 @@ describe("StoreChangeListener", () => {
     await listener.stop();
   });
 
+  it("answers a barrier once every listening process has heard what was committed before it", async () => {
+    const writer = new StoreChangeListener({ connectionString: database.url, logger });
+    const other = new StoreChangeListener({ connectionString: database.url, logger });
+    const { heard, subscriber } = recorder();
+    other.subscribe(subscriber);
+    // A process of an earlier release listens without acknowledging barriers: not waited for.
+    const earlier = new pg.Client({
+      connectionString: database.url,
+      application_name: "loyalty-store-changes",
+    });
+    await earlier.connect();
+    await earlier.query(`LISTEN ${STORE_CHANGED_CHANNEL}`);
+    await writer.start();
+    await other.start();
+    try {
+      for (const storeId of [11, 12, 13]) {
+        await admin.query(`SELECT pg_notify($1, $2)`, [STORE_CHANGED_CHANNEL, String(storeId)]);
+        const started = Date.now();
+        await writer.barrier();
+        // Heard by the other process before the barrier answered, and without waiting it out.
+        expect(heard).toContain(storeId);
+        expect(Date.now() - started).toBeLessThan(1_000);
+      }
+    } finally {
+      await earlier.end();
+      await other.stop();
+      await writer.stop();
+    }
+  });
+
   it("says everything may be stale when the connection drops, and listens again", async () => {
     const listener = new StoreChangeListener({
       connectionString: database.url,
@@ -362,7 +394,8 @@ describe("StoreChangeListener", () => {
 
     await admin.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE application_name = 'loyalty-store-changes' AND datname = current_database()`,
+       WHERE application_name = $1 AND datname = current_database()`,
+      [LISTENER_NAME],
     );
     // Started, dropped, listening again: each time, memory may hold what changed unheard.
     await vi.waitFor(() => expect(heard).toEqual(["everything", "everything", "everything"]));

@@ -14,7 +14,12 @@ export const STORE_CHANGED_CHANNEL = "loyalty_store_changed";
  * every notification committed before it (PostgreSQL delivers them in commit order).
  */
 const BARRIER_CHANNEL = "loyalty_store_barrier";
-const LISTENER_NAME = "loyalty-store-changes";
+/**
+ * The name listening connections take once they listen to barriers: writers read the pids of
+ * the sessions bearing it. Versioned, so that processes of a release without barriers (during a
+ * rolling deploy) are not waited for.
+ */
+export const LISTENER_NAME = "loyalty-store-changes/2";
 
 /** Keeps store data in memory and must forget it when the database says it changed. */
 export interface StoreChangeSubscriber {
@@ -69,8 +74,14 @@ export class StoreChangeListener implements StoreChanges {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
-  /** Writes waiting for acknowledgements of their barrier, by barrier token. */
-  private readonly barriers = new Map<string, { acks: number; needed: number; done: () => void }>();
+  /** Writes waiting for acknowledgements of their barrier, by barrier token: the listening
+   * sessions (backend pids) yet to acknowledge, or undefined while they are being read. */
+  private readonly barriers = new Map<
+    string,
+    { waiting: Set<number> | undefined; acknowledged: Set<number>; done: () => void }
+  >();
+  /** The listening connection's queries, one after another (pg 9 refuses overlapping ones). */
+  private queries: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: StoreChangeListenerOptions) {
     this.logger = options.logger;
@@ -112,16 +123,17 @@ export class StoreChangeListener implements StoreChanges {
   private connect(): void {
     const client = new pg.Client({
       connectionString: this.options.connectionString,
-      application_name: "loyalty-store-changes-connecting",
+      application_name: "loyalty-store-changes",
       connectionTimeoutMillis: 5_000,
       // Bounds the LISTEN and the heartbeat: a query that never answers means a dead link.
       query_timeout: 5_000,
       keepAlive: true,
     });
     this.client = client;
+    this.queries = Promise.resolve();
     client.on("notification", (message) =>
       message.channel === BARRIER_CHANNEL
-        ? this.barrierMessage(client, message.payload)
+        ? this.barrierMessage(client, message)
         : this.notified(message.payload),
     );
     // Kept after the drop too: an 'error' event without a listener would crash the process.
@@ -144,25 +156,36 @@ export class StoreChangeListener implements StoreChanges {
     if (!this.isListening || !client) return;
     const token = randomUUID();
     let timer: NodeJS.Timeout | undefined;
+    const barrier = {
+      waiting: undefined as Set<number> | undefined,
+      acknowledged: new Set<number>(),
+      done: () => {},
+    };
+    const acknowledged = new Promise<void>((resolve) => (barrier.done = resolve));
+    this.barriers.set(token, barrier);
     try {
-      const acknowledged = new Promise<void>((resolve) => {
-        this.barriers.set(token, { acks: 0, needed: Number.POSITIVE_INFINITY, done: resolve });
-      });
-      const { rows } = await client.query<{ listeners: number }>(
-        `SELECT count(*)::int AS listeners FROM pg_stat_activity
+      const { rows } = await this.query<{ pid: number }>(
+        client,
+        `SELECT pid FROM pg_stat_activity
          WHERE datname = current_database() AND application_name = $1`,
         [LISTENER_NAME],
       );
-      const barrier = this.barriers.get(token);
-      if (barrier) {
-        barrier.needed = rows[0]?.listeners ?? 0;
-        if (barrier.acks >= barrier.needed) barrier.done();
-      }
-      await client.query(`SELECT pg_notify($1, $2)`, [BARRIER_CHANNEL, `barrier:${token}`]);
-      await Promise.race([
-        acknowledged,
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, BARRIER_TIMEOUT_MS))),
+      // Acknowledgements that came before the listeners were read count too.
+      barrier.waiting = new Set(
+        rows.map((row) => row.pid).filter((pid) => !barrier.acknowledged.has(pid)),
+      );
+      if (barrier.waiting.size === 0) barrier.done();
+      await this.query(client, `SELECT pg_notify($1, $2)`, [BARRIER_CHANNEL, `barrier:${token}`]);
+      const settled = await Promise.race([
+        acknowledged.then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(resolve, BARRIER_TIMEOUT_MS, false))),
       ]);
+      if (!settled) {
+        this.logger.warn(
+          { unanswered: [...(barrier.waiting ?? [])], timeoutMs: BARRIER_TIMEOUT_MS },
+          "store change barrier: some listening sessions did not acknowledge; answering anyway",
+        );
+      }
     } catch (error) {
       this.logger.warn({ err: error }, "store change barrier failed");
     } finally {
@@ -171,20 +194,36 @@ export class StoreChangeListener implements StoreChanges {
     }
   }
 
+  private query<R extends pg.QueryResultRow>(
+    client: pg.Client,
+    text: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    const result = this.queries.then(() => client.query<R>(text, values));
+    this.queries = result.catch(() => undefined);
+    return result;
+  }
+
   private wake(): void {
     for (const barrier of this.barriers.values()) barrier.done();
   }
 
-  /** Acknowledges others' barriers, and counts the acknowledgements of this process's. */
-  private barrierMessage(client: pg.Client, payload: string | undefined): void {
-    const [kind, token] = (payload ?? "").split(":");
+  /**
+   * Acknowledges others' barriers, and ticks off the sessions (by the pid that sent the
+   * acknowledgement) that acknowledged this process's.
+   */
+  private barrierMessage(client: pg.Client, message: pg.Notification): void {
+    const [kind, token] = (message.payload ?? "").split(":");
     if (kind === "barrier" && token) {
-      client
-        .query(`SELECT pg_notify($1, $2)`, [BARRIER_CHANNEL, `ack:${token}`])
-        .catch((error: unknown) => this.drop(client, error));
+      this.query(client, `SELECT pg_notify($1, $2)`, [BARRIER_CHANNEL, `ack:${token}`]).catch(
+        (error: unknown) => this.drop(client, error),
+      );
     } else if (kind === "ack" && token) {
-      const waiting = this.barriers.get(token);
-      if (waiting && ++waiting.acks >= waiting.needed) waiting.done();
+      const barrier = this.barriers.get(token);
+      if (!barrier) return;
+      barrier.acknowledged.add(message.processId);
+      barrier.waiting?.delete(message.processId);
+      if (barrier.waiting?.size === 0) barrier.done();
     }
   }
 
@@ -193,7 +232,12 @@ export class StoreChangeListener implements StoreChanges {
       await client.connect();
       await client.query(`LISTEN ${STORE_CHANGED_CHANNEL}`);
       await client.query(`LISTEN ${BARRIER_CHANNEL}`);
-      // Named once listening: writers count the listeners that will acknowledge their barriers.
+      // A session whose client vanished without a word (a firewall dropping the flow) would be
+      // waited for by every barrier until the server notices: make it notice within a minute.
+      await client.query(
+        "SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3",
+      );
+      // Named once listening: writers wait for the sessions bearing this name.
       await client.query(`SET application_name = '${LISTENER_NAME}'`);
     } catch (error) {
       this.drop(client, error);
@@ -210,7 +254,7 @@ export class StoreChangeListener implements StoreChanges {
   }
 
   private probe(client: pg.Client): void {
-    client.query("SELECT 1").catch((error: unknown) => this.drop(client, error));
+    this.query(client, "SELECT 1").catch((error: unknown) => this.drop(client, error));
   }
 
   private notified(payload: string | undefined): void {
