@@ -90,12 +90,16 @@ async function claimState(storeId: number, externalId: number) {
 
 it("settles claims interrupted between reservation and confirmation", async () => {
   const store = await storeWithKey(app, "https://crash.example");
-  await app.context.services.platforms.connect(store.store.id, {
-    platform: "woocommerce",
-    url: shop.url,
-    consumerKey: "ck_crash",
-    consumerSecret: "cs_crash",
-  });
+  await app.context.services.platforms.connect(
+    store.store.id,
+    {
+      platform: "woocommerce",
+      url: shop.url,
+      consumerKey: "ck_crash",
+      consumerSecret: "cs_crash",
+    },
+    { allowPrivateUrls: true },
+  );
   const { rewardId } = await addReward(app.context.pool, store.store.id, { triggerValue: 300 });
   const customers = [41, 42];
   for (const id of customers) {

@@ -168,7 +168,9 @@ describe.each(Object.keys(CONNECTIONS) as Platform[])("a store on %s", (platform
 
   beforeAll(async () => {
     shop = await storeWithKey(app, `https://${platform}-claims.example`);
-    await app.context.services.platforms.connect(shop.store.id, CONNECTIONS[platform]);
+    await app.context.services.platforms.connect(shop.store.id, CONNECTIONS[platform], {
+      allowPrivateUrls: true,
+    });
     rewardId = (
       await addReward(app.context.pool, shop.store.id, {
         triggerValue: 200,

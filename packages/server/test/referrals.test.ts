@@ -323,12 +323,16 @@ describe("referrals on a store whose platform knows other customers", () => {
   let woo: Store;
   beforeAll(async () => {
     woo = await storeWithProgram("https://woo-referrals.example");
-    await app.context.services.platforms.connect(woo.store.id, {
-      platform: "woocommerce",
-      url: "https://woo-referrals.test",
-      consumerKey: "ck_referrals",
-      consumerSecret: "cs_referrals",
-    });
+    await app.context.services.platforms.connect(
+      woo.store.id,
+      {
+        platform: "woocommerce",
+        url: "https://woo-referrals.test",
+        consumerKey: "ck_referrals",
+        consumerSecret: "cs_referrals",
+      },
+      { allowPrivateUrls: true },
+    );
   });
 
   function platformCustomers(found: { id: number; email: string }[]) {

@@ -99,10 +99,12 @@ async function endpointFor(
     domain: `https://shop${storeCount}.example`,
   });
   answers.set(path, answer);
-  const { secret, endpoint } = await webhooks.create(store.id, {
-    url: `${receiverUrl}${path}`,
-    events,
-  });
+  // The receiver listens on loopback, which only the operator's own tools may name.
+  const { secret, endpoint } = await webhooks.create(
+    store.id,
+    { url: `${receiverUrl}${path}`, events },
+    { allowPrivateUrls: true },
+  );
   secrets.push(secret);
   return { store, secret, endpoint };
 }
@@ -367,7 +369,11 @@ describe("webhook endpoints and single attempts", () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const store = await app.context.services.stores.create({ domain: "https://refused.example" });
-    const { secret } = await webhooks.create(store.id, { url: `http://127.0.0.1:${port}/` });
+    const { secret } = await webhooks.create(
+      store.id,
+      { url: `http://127.0.0.1:${port}/` },
+      { allowPrivateUrls: true },
+    );
     secrets.push(secret);
     const [id] = (await emit(app, store.id, [pointsEarned])) as [number];
     expect(await webhooks.deliver(id)).toBe("retry-scheduled");
@@ -380,13 +386,16 @@ describe("webhook endpoints and single attempts", () => {
     const { store } = await endpointFor(app, webhooks, "/rewards-only", () => 200, [
       "REWARD_OBTAINED",
     ]);
-    const { secret: pointsSecret } = await webhooks.create(store.id, {
-      url: `${receiverUrl}/points-only`,
-      events: ["POINTS_EARNED"],
-    });
-    const { secret: allSecret } = await webhooks.create(store.id, {
-      url: `${receiverUrl}/everything`,
-    });
+    const { secret: pointsSecret } = await webhooks.create(
+      store.id,
+      { url: `${receiverUrl}/points-only`, events: ["POINTS_EARNED"] },
+      { allowPrivateUrls: true },
+    );
+    const { secret: allSecret } = await webhooks.create(
+      store.id,
+      { url: `${receiverUrl}/everything` },
+      { allowPrivateUrls: true },
+    );
     secrets.push(pointsSecret, allSecret);
     answers.set("/points-only", () => 200);
     answers.set("/everything", () => 200);

@@ -3,7 +3,7 @@ import { AppError } from "./app-error.js";
 
 /**
  * Addresses of the network the service runs in rather than of the internet: unspecified,
- * loopback, private, carrier-grade NAT and link-local (where clouds answer their metadata,
+ * loopback, private, carrier-grade NAT, benchmarking, reserved and link-local (where clouds answer their metadata,
  * credentials included), in IPv4 and IPv6. An IPv4-mapped IPv6 address matches its IPv4 range.
  */
 const PRIVATE_NETWORKS = new BlockList();
@@ -15,6 +15,9 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.168.0.0", 16],
+  ["192.0.0.0", 24],
+  ["198.18.0.0", 15],
+  ["240.0.0.0", 4],
 ] as const) {
   PRIVATE_NETWORKS.addSubnet(network, prefix, "ipv4");
 }
@@ -23,6 +26,9 @@ for (const [network, prefix] of [
   ["::1", 128],
   ["fc00::", 7],
   ["fe80::", 10],
+  // Translations of IPv4 addresses (NAT64, 6to4) could name the private ones.
+  ["64:ff9b::", 96],
+  ["2002::", 16],
 ] as const) {
   PRIVATE_NETWORKS.addSubnet(network, prefix, "ipv6");
 }

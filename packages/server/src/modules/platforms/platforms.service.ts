@@ -58,9 +58,9 @@ export interface ConnectionSummary {
 
 export interface ConnectOptions {
   /**
-   * Whether the URL may name the service's own machine or network (see refusePrivateHost). The
-   * back-office passes the operator's choice (ALLOW_PRIVATE_URLS); the operator's own tools
-   * (the CLI) may name any host.
+   * Whether the URL may name the service's own machine or network (see refusePrivateHost); no
+   * by default. The back-office passes the operator's choice (ALLOW_PRIVATE_URLS); the
+   * operator's own tools (the CLI) may name any host.
    */
   allowPrivateUrls?: boolean;
   db?: Queryable;
@@ -100,7 +100,7 @@ export class PlatformsService {
   async connect(
     storeId: number,
     input: PlatformConnectionInput,
-    { allowPrivateUrls = true, db = this.pool }: ConnectOptions = {},
+    { allowPrivateUrls = false, db = this.pool }: ConnectOptions = {},
   ): Promise<ConnectionSummary> {
     const connection = parseRequest(platformConnectionSchema, input, "body");
     const { platform, ...rest } = connection;

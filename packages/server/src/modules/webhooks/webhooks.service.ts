@@ -82,19 +82,16 @@ export class WebhooksService {
   }
 
   /**
-   * Creates an endpoint with a new signing secret. The secret is returned here once: the store
-   * verifies signatures with it, and no read shows it again.
-   */
-  /**
-   * Adds an endpoint; its secret is returned here once. `allowPrivateUrls` false (the
-   * back-office, unless the operator allows it) refuses an endpoint on the service's own
-   * network: deliveries would probe it and record how it answered.
+   * Creates an endpoint with a new signing secret, returned here once: the store verifies
+   * signatures with it, and no read shows it again. An endpoint on the service's own network
+   * is refused unless `allowPrivateUrls` (the operator's choice): deliveries would probe it
+   * and record how it answered.
    */
   async create(
     storeId: number,
     input: CreateWebhookEndpointRequest,
     {
-      allowPrivateUrls = true,
+      allowPrivateUrls = false,
       db = this.pool,
     }: { allowPrivateUrls?: boolean; db?: Queryable } = {},
   ): Promise<{ secret: string; endpoint: WebhookEndpointRow }> {
