@@ -310,15 +310,14 @@ setFromStdin(
   () => "The referral programme is saved.",
 );
 
-/** The password piped to the command, or undefined when nothing is piped. */
-async function readStdinText(): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
+/** The first line of the command's input (a password piped with --password-stdin). */
+async function readStdinLine(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new AppError("validation-failed", "Pipe the password to the command's input.");
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-  return text === "" ? undefined : text;
+  return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
 }
 
 const admin = program
@@ -327,14 +326,17 @@ const admin = program
 admin
   .command("create")
   .description(
-    "create an admin of the whole service, or of one store with --store; pipe the password to the command's input, or one is generated and printed once",
+    "create an admin of the whole service, or of one store with --store; the password is generated and printed once, or read from the input with --password-stdin",
   )
   .requiredOption("--email <email>", "the admin's email, their login")
   .option("--store <reference>", "limit the admin to this store")
+  .option("--password-stdin", "read the password from the first line of the input")
   .action(
     action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<JsonOption & { email: string; store?: string }>();
-      const piped = await readStdinText();
+      const options = command.optsWithGlobals<
+        JsonOption & { email: string; store?: string; passwordStdin?: boolean }
+      >();
+      const piped = options.passwordStdin ? await readStdinLine() : undefined;
       const password = piped ?? randomBytes(18).toString("base64url");
       const created = await withRuntime((runtime) =>
         runtime.context.services.adminAuth.createAdmin({

@@ -270,6 +270,23 @@ describe("store and API key operations", () => {
     expect(old.status).toBe(404);
   });
 
+  it("serves a new store's domain on every process as soon as the store is created", async () => {
+    const other = await startTestApp({ database: app.database });
+    try {
+      const url = `${other.baseUrl}/store/widget/cart?domain=${encodeURIComponent("https://late.example")}`;
+      // The other process learns that no store has the domain, and remembers it.
+      expect((await fetch(url)).status).toBe(404);
+      expect((await fetch(url)).status).toBe(404);
+      const created = await service.request("POST", "/admin/stores", {
+        domain: "https://late.example",
+      });
+      expect(created.status).toBe(201);
+      expect((await fetch(url)).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("refuses an invalid change and changes nothing", async () => {
     const before = await (await service.request("GET", `/admin/stores/${storeA.store.id}`)).json();
     const response = await service.request("PATCH", `/admin/stores/${storeA.store.id}`, {

@@ -24,7 +24,7 @@ function login(email: string, password: string, storeId?: number): Promise<Respo
 describe("loyalty admin", () => {
   it("creates a service admin with a piped password, who can then log in", async () => {
     const result = await runCli(
-      ["admin", "create", "--email", "Ops@Example.com", "--json"],
+      ["admin", "create", "--email", "Ops@Example.com", "--password-stdin", "--json"],
       env,
       "correct horse battery staple\n",
     );
@@ -37,7 +37,7 @@ describe("loyalty admin", () => {
     expect(((await response.json()) as { storeId: unknown }).storeId).toBeNull();
   });
 
-  it("generates and prints the password once when none is piped, for a store admin", async () => {
+  it("generates and prints the password once, for a store admin", async () => {
     const store = await app.context.services.stores.create({ domain: "https://cli-admin.example" });
     const result = await runCli(
       ["admin", "create", "--email", "merchant@example.com", "--store", store.reference, "--json"],
@@ -59,18 +59,30 @@ describe("loyalty admin", () => {
   });
 
   it("refuses a short password, a duplicate email and an unknown store, creating nothing", async () => {
-    const short = await runCli(["admin", "create", "--email", "a@example.com"], env, "short\n");
+    const short = await runCli(
+      ["admin", "create", "--email", "a@example.com", "--password-stdin"],
+      env,
+      "short\n",
+    );
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 12 characters/);
     const duplicate = await runCli(
-      ["admin", "create", "--email", "ops@example.com"],
+      ["admin", "create", "--email", "ops@example.com", "--password-stdin"],
       env,
       "another long password\n",
     );
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/exists/);
     const unknown = await runCli(
-      ["admin", "create", "--email", "b@example.com", "--store", "no-such-store"],
+      [
+        "admin",
+        "create",
+        "--email",
+        "b@example.com",
+        "--store",
+        "no-such-store",
+        "--password-stdin",
+      ],
       env,
       "another long password\n",
     );

@@ -146,8 +146,8 @@ export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 
 const ruleFields = {
   name: z.string().trim().max(200),
-  /** Points per unit of currency spent. */
-  rate: z.number().min(0).max(1_000_000),
+  /** Points per unit of currency spent, to four decimals (as stored). */
+  rate: z.number().min(0).max(1_000_000).multipleOf(0.0001),
   /** Fixed points added per item. */
   pointsPerItem: z.number().int().min(0).max(1_000_000),
   active: z.boolean(),
@@ -201,8 +201,8 @@ const clubFields = {
   name: z.string().trim().min(1).max(100),
   /** Points earned over the rolling last 12 months needed to belong. */
   threshold: z.number().int().min(0).max(1_000_000_000),
-  /** Earn multiplier (1 = none). */
-  multiplier: z.number().min(0).max(100),
+  /** Earn multiplier (1 = none), to three decimals (as stored). */
+  multiplier: z.number().min(0).max(100).multipleOf(0.001),
 };
 
 export const clubSchema = z.object({

@@ -17,11 +17,12 @@ export type VoucherKind = z.infer<typeof voucherKindSchema>;
  */
 export const voucherTermsSchema = z.object({
   kind: voucherKindSchema,
-  /** Amount off (fixed_amount, in `currency`) or percentage off; null for free shipping. */
-  value: z.number().min(0).max(1_000_000_000).nullable(),
+  /** Amount off (fixed_amount, in `currency`) or percentage off, to the hundredth (stored so:
+   * a finer value would be rounded, 0.001 % to nothing); null for free shipping. */
+  value: z.number().min(0).max(1_000_000_000).multipleOf(0.01).nullable(),
   /** The currency of a fixed amount off; null for the other kinds. */
   currency: currencySchema.nullable(),
-  minimumOrderAmount: moneySchema.nullable(),
+  minimumOrderAmount: moneySchema.multipleOf(0.01).nullable(),
   /** Days a code stays valid after it is issued; null for no expiry. */
   validityDays: z.number().int().min(1).max(36_500).nullable(),
 });

@@ -140,4 +140,15 @@ describe("back-office limits", () => {
     const issues = voucherInputSchema.safeParse(voucher).error?.issues.map((i) => i.path[0]);
     expect(issues?.sort()).toEqual(["usageLimit", "validityDays", "value"]);
   });
+
+  it("refuses precision the database would round away", () => {
+    const percentage = { kind: "percentage", value: 0.001, minimumOrderAmount: 10.005 };
+    const issues = voucherInputSchema.safeParse(percentage).error?.issues.map((i) => i.path[0]);
+    expect(issues?.sort()).toEqual(["minimumOrderAmount", "value"]);
+    expect(voucherInputSchema.safeParse({ kind: "percentage", value: 12.5 }).success).toBe(true);
+    expect(createRuleRequestSchema.safeParse({ kind: "default", rate: 0.00001 }).success).toBe(
+      false,
+    );
+    expect(createRuleRequestSchema.safeParse({ kind: "default", rate: 1.2345 }).success).toBe(true);
+  });
 });

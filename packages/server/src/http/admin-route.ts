@@ -3,7 +3,7 @@ import type { Request, Router } from "express";
 import type { z } from "zod";
 import { bearerAuth } from "../auth/bearer.middleware.js";
 import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
-import { findStoreById, type StoreRow } from "../modules/stores/stores.repository.js";
+import type { StoreRow } from "../modules/stores/stores.repository.js";
 import type { AppContext } from "../runtime.js";
 import { AppError } from "./app-error.js";
 import { expressPath } from "./operation-route.js";
@@ -48,7 +48,7 @@ export function adminRoute<O extends OperationDefinition>(
   handler: (input: AdminInput<O>, req: Request) => AdminOutput<O> | Promise<AdminOutput<O>>,
   options: AdminRouteOptions = {},
 ): void {
-  const { services, pool, config, logger } = context;
+  const { services, config, logger } = context;
   const method = operation.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
   router[method](
     expressPath(operation.path),
@@ -64,7 +64,7 @@ export function adminRoute<O extends OperationDefinition>(
         if (admin.storeId !== null && admin.storeId !== storeId) {
           throw new AppError("forbidden", "The access token is for another store.");
         }
-        store = await findStoreById(pool, storeId);
+        store = await services.stores.findById(storeId);
         if (!store) throw new AppError("not-found", `No store has the id ${storeId}.`);
       }
       const body = operation.body

@@ -39,8 +39,14 @@ export function storesAdminRoutes(context: AppContext): Router {
   adminRoute(router, context, ADMIN_OPERATIONS.listStores, async ({ admin }) =>
     (await stores.list(admin.storeId ?? undefined)).map(adminStoreView),
   );
-  adminRoute(router, context, ADMIN_OPERATIONS.createStore, async ({ body }) =>
-    adminStoreView(await stores.create(body)),
+  // A new domain may be one a storefront asked for before: every process must forget that it
+  // had no store.
+  adminRoute(
+    router,
+    context,
+    ADMIN_OPERATIONS.createStore,
+    async ({ body }) => adminStoreView(await stores.create(body)),
+    { propagates: true },
   );
   adminRoute(router, context, ADMIN_OPERATIONS.getStore, ({ store }) => adminStoreView(store));
   adminRoute(
