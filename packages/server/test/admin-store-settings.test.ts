@@ -678,31 +678,25 @@ describe("the referral programme", () => {
     expect(saved.body).toEqual({ active: true, ...PROGRAM });
     expect((await call(adminB, "GET", path(store.id))).body).toEqual(saved.body);
 
-    const changed = await call(adminA, "PUT", path(store.id), {
+    const percentage = (value: number) => ({
       active: false,
       referrerBonus: 0,
       refereeVoucher: {
         kind: "percentage",
-        value: 12.345,
+        value,
         currency: null,
         minimumOrderAmount: null,
         validityDays: null,
       },
     });
+    // Amounts are kept to the cent: a finer one is refused rather than rounded.
+    expectRefused(await call(adminA, "PUT", path(store.id), percentage(12.345)), [
+      "/refereeVoucher/value",
+    ]);
+    expect((await call(adminA, "GET", path(store.id))).body).toEqual(saved.body);
+    const changed = await call(adminA, "PUT", path(store.id), percentage(12.35));
     expect(changed.status).toBe(200);
-    expect(changed.body).toEqual({
-      active: false,
-      referrerBonus: 0,
-      // Amounts are kept to the cent: the answer is what was stored.
-      refereeVoucher: {
-        kind: "percentage",
-        value: 12.35,
-        currency: null,
-        minimumOrderAmount: null,
-        validityDays: null,
-      },
-      landingUrl: null,
-    });
+    expect(changed.body).toEqual({ ...percentage(12.35), landingUrl: null });
     expect((await call(adminA, "GET", path(store.id))).body).toEqual(changed.body);
   });
 
