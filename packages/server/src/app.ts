@@ -1,4 +1,4 @@
-import express, { type Router } from "express";
+import express, { type RequestHandler, type Router } from "express";
 import "./http/express-augment.js";
 import { jsonBody } from "./http/body.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
@@ -32,7 +32,13 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(revisionMiddleware(clock));
   for (const router of storefrontRoutes(context)) app.use(router);
   app.use(httpLogger(logger));
-  app.use(jsonBody(config.bodyLimit));
+  // The back-office reads a body only once the request's token is checked (adminRoute): an
+  // unauthenticated request is refused without parsing what it sent.
+  const outsideBackOffice =
+    (handler: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      req.path.startsWith("/admin/") ? next() : handler(req, res, next);
+  app.use(jsonBody(config.bodyLimit).map(outsideBackOffice));
   for (const router of [
     ...apiRoutes(context),
     ...adminRoutes(context),

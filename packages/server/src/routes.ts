@@ -46,7 +46,7 @@ export function apiRoutes(context: AppContext): Router[] {
 /** The back-office (Bearer JWT, under /admin), one router per module. */
 export function adminRoutes(context: AppContext): Router[] {
   return [
-    adminAuthRoutes(context.services.adminAuth),
+    adminAuthRoutes(context.services.adminAuth, context.config.bodyLimit),
     storesAdminRoutes(context),
     pointsAdminRoutes(context),
     rewardsAdminRoutes(context),

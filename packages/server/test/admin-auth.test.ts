@@ -202,6 +202,26 @@ describe("bearer authentication", () => {
     ).toBeNull();
   });
 
+  it("refuses a request without a valid token before reading its body", async () => {
+    const path = `${app.baseUrl}/admin/stores/${storeA.store.id}`;
+    const broken = { "content-type": "application/json", revision: "2026-08-26" };
+    const anonymous = await fetch(path, { method: "PATCH", headers: broken, body: "{nope" });
+    expect(anonymous.status).toBe(401);
+    const authenticated = await fetch(path, {
+      method: "PATCH",
+      headers: { ...broken, authorization: `Bearer ${service.token}` },
+      body: "{nope",
+    });
+    expect(authenticated.status).toBe(400);
+    expect(((await authenticated.json()) as Problem).type).toMatch(/\/validation-failed$/);
+    const login = await fetch(`${app.baseUrl}/admin/token`, {
+      method: "POST",
+      headers: broken,
+      body: "{nope",
+    });
+    expect(login.status).toBe(400);
+  });
+
   it("renders its refusals in the legacy format for revision 2026-01-01", async () => {
     const missing = await getWith(undefined, "/admin/stores", "2026-01-01");
     expect(missing.response.status).toBe(401);
