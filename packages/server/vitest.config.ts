@@ -7,6 +7,7 @@ export default defineConfig({
       "@loyalty/shared-types": fileURLToPath(
         new URL("../shared-types/src/index.ts", import.meta.url),
       ),
+      "@loyalty/node-sdk": fileURLToPath(new URL("../node-sdk/src/index.ts", import.meta.url)),
     },
   },
   test: {

@@ -1,0 +1,70 @@
+import { OPERATION_EXAMPLES } from "@loyalty/shared-types";
+import { describe, expect, it } from "vitest";
+import { LoyaltyNotFoundError, LoyaltyValidationError } from "../../src/index.js";
+import { answer, client, json, problem, useMockApi } from "../support/api.js";
+
+useMockApi();
+
+const example = OPERATION_EXAMPLES.calculateProductPoints;
+
+describe("products.calculatePoints", () => {
+  it("GETs the calculation with the price, product, categories and domain, unauthenticated", async () => {
+    const seen = answer("get", "/point/product-points/calculate", () => json(example.response));
+
+    const result = await client().products.calculatePoints({
+      price: 89.9,
+      product: 301,
+      categories: [12, 40],
+    });
+
+    expect(result).toEqual(example.response);
+    const { url, headers } = seen[0]!;
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      price: "89.9",
+      product: "301",
+      categories: "12,40",
+      domain: "https://shop.example",
+    });
+    expect(headers.get("authorization")).toBeNull();
+    expect(headers.get("idempotency-key")).toBeNull();
+  });
+
+  it("leaves out what is not given", async () => {
+    const seen = answer("get", "/point/product-points/calculate", () => json(example.response));
+
+    await client().products.calculatePoints({ price: 10 });
+
+    expect([...seen[0]!.url.searchParams.keys()]).toEqual(["price", "domain"]);
+  });
+
+  it("throws the validation error, with its issues", async () => {
+    answer("get", "/point/product-points/calculate", () =>
+      problem("validation-failed", 400, {
+        errors: [{ location: "query", pointer: "/price", message: "too small", code: "too_small" }],
+      }),
+    );
+
+    const error = await client()
+      .products.calculatePoints({ price: 0 })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LoyaltyValidationError);
+    expect((error as LoyaltyValidationError).issues).toEqual([
+      { location: "query", pointer: "/price", message: "too small", code: "too_small" },
+    ]);
+  });
+
+  it("throws not found for an unknown domain", async () => {
+    answer("get", "/point/product-points/calculate", () => problem("not-found", 404));
+
+    await expect(client().products.calculatePoints({ price: 10 })).rejects.toBeInstanceOf(
+      LoyaltyNotFoundError,
+    );
+  });
+
+  it("refuses parameters it does not know", async () => {
+    await expect(
+      client().products.calculatePoints({ price: 10, categoryIds: [1] } as never),
+    ).rejects.toThrow(/unknown option "categoryIds"/);
+  });
+});
