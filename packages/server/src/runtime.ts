@@ -11,6 +11,7 @@ import type { Clock } from "./http/revision.middleware.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { AdminAuthService } from "./modules/admin/admin-auth.service.js";
 import { DemoService } from "./modules/demo/demo.service.js";
+import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
 import { ClubsService } from "./modules/points/clubs.service.js";
 import { RulesService } from "./modules/points/rules.service.js";
@@ -31,6 +32,8 @@ export interface Services {
   stores: StoresService;
   apiKeys: ApiKeysService;
   demo: DemoService;
+  /** The Idempotency-Key of the POST operations: their kept responses. */
+  idempotency: IdempotencyService;
   orders: OrdersService;
   rules: RulesService;
   clubs: ClubsService;
@@ -95,6 +98,7 @@ export function createServices(
       widgets,
       referrals,
     }),
+    idempotency: new IdempotencyService(pool, secrets),
     orders: new OrdersService(pool, logger),
     rules,
     clubs,

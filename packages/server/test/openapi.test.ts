@@ -382,15 +382,36 @@ describe("the document's operations", () => {
   });
 
   it("document the response headers: revision, X-Request-Id, Deprecation and Sunset", () => {
+    const common = ["Deprecation", "Sunset", "X-Request-Id", "revision"];
     expect(Object.keys(latest.components.headers).sort()).toEqual(
-      ["Deprecation", "Sunset", "X-Request-Id", "revision"].sort(),
+      [...common, "Idempotent-Replayed"].sort(),
     );
     for (const [name, definition] of OPERATION_LIST) {
+      // Replays answer the operations that take an Idempotency-Key: every POST but the sign-in.
+      const replayable = definition.method === "POST" && name !== "createAdminToken";
+      const expected = replayable ? [...common, "Idempotent-Replayed"] : common;
       for (const [status, response] of Object.entries(operationOf(latest, definition).responses)) {
         expect(Object.keys(response.headers ?? {}).sort(), `${name} ${status}`).toEqual(
-          ["Deprecation", "Sunset", "X-Request-Id", "revision"].sort(),
+          expected.sort(),
         );
       }
+    }
+  });
+
+  it("take an optional Idempotency-Key on every POST but the sign-in", () => {
+    expect(latest.components.parameters.idempotencyKey).toMatchObject({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      schema: { type: "string", minLength: 1, maxLength: 255 },
+    });
+    for (const [name, definition] of OPERATION_LIST) {
+      const refs = operationOf(latest, definition).parameters.filter((entry) => "$ref" in entry);
+      const replayable = definition.method === "POST" && name !== "createAdminToken";
+      expect(refs, name).toEqual([
+        { $ref: "#/components/parameters/revision" },
+        ...(replayable ? [{ $ref: "#/components/parameters/idempotencyKey" }] : []),
+      ]);
     }
   });
 });

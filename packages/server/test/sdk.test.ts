@@ -118,6 +118,25 @@ describe("the Node SDK against the server", () => {
     expect(other.status).toBe(401);
   });
 
+  it("sends an Idempotency-Key the server honours: a repeated call is answered the first answer", async () => {
+    const order = {
+      externalId: 9100,
+      currency: "EUR",
+      customer: { externalId: 43 },
+      lines: [line(1, 40)],
+    };
+    const first = await client.orders.register(order, { idempotencyKey: "checkout-9100" });
+    const again = await client.orders.register(order, { idempotencyKey: "checkout-9100" });
+    expect(again).toEqual(first);
+    await expect(
+      client.orders.register(
+        { ...order, lines: [line(1, 41)] },
+        { idempotencyKey: "checkout-9100" },
+      ),
+    ).rejects.toThrow(LoyaltyValidationError);
+    await balanceOf(43, 40);
+  });
+
   it("throws typed errors: authentication, validation with its issues", async () => {
     const stranger = new LoyaltyClient({
       ...credentials,

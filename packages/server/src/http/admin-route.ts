@@ -7,6 +7,7 @@ import type { StoreRow } from "../modules/stores/stores.repository.js";
 import type { AppContext } from "../runtime.js";
 import { AppError } from "./app-error.js";
 import { jsonBody } from "./body.js";
+import { honoursIdempotencyKey, idempotentRequests } from "./idempotency.middleware.js";
 import { expressPath } from "./operation-route.js";
 import { parseRequest, toValidationIssues } from "./validate.js";
 
@@ -37,8 +38,8 @@ export interface AdminRouteOptions {
 
 /**
  * Mounts a back-office operation of ADMIN_OPERATIONS: its method and path, bearer
- * authentication, then the JSON body (only for operations that take one), the store scope of
- * the token, parsing with the operation's schemas (a
+ * authentication, then the JSON body (only for operations that take one), the Idempotency-Key
+ * (POST), the store scope of the token, parsing with the operation's schemas (a
  * malformed id in the path is not-found, a bad body validation-failed), and the success
  * status. Outside production every response is checked against the operation's schema, so
  * that the OpenAPI document cannot drift from what the server answers.
@@ -56,6 +57,7 @@ export function adminRoute<O extends OperationDefinition>(
     expressPath(operation.path),
     bearerAuth(services.adminAuth, operation.scope ?? "store"),
     ...(operation.body ? jsonBody(config.bodyLimit) : []),
+    ...(honoursIdempotencyKey(operation) ? [idempotentRequests(services.idempotency)] : []),
     async (req, res) => {
       const admin = req.admin as AdminPrincipal;
       const params = operation.pathParams

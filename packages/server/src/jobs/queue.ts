@@ -16,6 +16,7 @@ export interface TaskPayloads {
   "send-referral-invitation": { referralId: number };
   "credit-referral-bonus": { referralId: number };
   "reconcile-claims": Record<string, never>;
+  "expire-idempotency-keys": Record<string, never>;
 }
 export type TaskName = keyof TaskPayloads;
 

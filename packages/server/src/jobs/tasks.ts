@@ -1,4 +1,5 @@
 import type { TaskList } from "graphile-worker";
+import { idempotencyTasks } from "../modules/idempotency/idempotency.tasks.js";
 import { ordersTasks } from "../modules/orders/orders.tasks.js";
 import { referralsTasks } from "../modules/referrals/referrals.tasks.js";
 import { rewardsTasks } from "../modules/rewards/rewards.tasks.js";
@@ -12,5 +13,6 @@ export function taskList(services: Services): TaskList {
     ...webhooksTasks(services.webhooks),
     ...rewardsTasks(services.rewards),
     ...referralsTasks(services.referrals),
+    ...idempotencyTasks(services.idempotency),
   };
 }

@@ -60,8 +60,12 @@ export async function startWorkers(
     pollInterval: 2_000,
     taskList,
     // Once a minute, on one worker of all those running (the queue keeps the schedule); the
-    // named queue runs one at a time, so a slow run is never overlapped by the next.
-    crontab: "* * * * * reconcile-claims ?max=1&queue=claims-reconciliation",
+    // named queue runs one at a time, so a slow run is never overlapped by the next. Expired
+    // idempotency keys are deleted every ten minutes, so that each run has little to delete.
+    crontab: [
+      "* * * * * reconcile-claims ?max=1&queue=claims-reconciliation",
+      "*/10 * * * * expire-idempotency-keys ?max=1",
+    ].join("\n"),
     events,
     logger: workerLogger(context.logger),
     preset: {

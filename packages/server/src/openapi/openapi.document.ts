@@ -24,6 +24,11 @@ import {
   type ValidationIssue,
 } from "@loyalty/shared-types";
 import { z } from "zod";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  honoursIdempotencyKey,
+} from "../http/idempotency.middleware.js";
 import { describeIssues, toValidationIssues } from "../http/validate.js";
 
 /*
@@ -298,12 +303,21 @@ function responseHeaders(revision: ApiRevision): Record<string, JsonSchema> {
       schema: { type: "string" },
       example: lifecycle.sunsetOn.toUTCString(),
     },
+    [IDEMPOTENT_REPLAYED_HEADER]: {
+      description: `\`true\` when the response is the one kept for the request's ${IDEMPOTENCY_KEY_HEADER}, answered again; absent otherwise.`,
+      schema: { type: "string", enum: ["true"] },
+    },
   };
 }
 
 const RESPONSE_HEADERS = Object.fromEntries(
   ["revision", "X-Request-Id", "Deprecation", "Sunset"].map((name) => [name, headerRef(name)]),
 );
+
+const responseHeadersOf = (operation: OperationDefinition) =>
+  honoursIdempotencyKey(operation)
+    ? { ...RESPONSE_HEADERS, [IDEMPOTENT_REPLAYED_HEADER]: headerRef(IDEMPOTENT_REPLAYED_HEADER) }
+    : RESPONSE_HEADERS;
 
 /* ---------- Prose ---------- */
 
@@ -457,8 +471,21 @@ function revisionParameter(revision: ApiRevision): OpenApiParameter {
   };
 }
 
+const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: "header",
+  required: false,
+  description:
+    "A key of the caller's (a UUID), sent again unchanged with every retry of the request. The same key and request within 24 hours answer the first response again, with `Idempotent-Replayed: true`, without running the operation twice; the same key with another request is validation-failed. A first request answered 5xx is not kept: its retry runs. While the first is still running, a retry waits for its answer a few seconds, else is answered 500 with `Retry-After`. Keys are per sender (store, customer, admin).",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+  example: "5f1c2a9e-7b3d-4e8a-9c41-2d6b0f3e8a17",
+};
+
 function parameters(operation: OperationDefinition) {
   const result: OpenApiOperation["parameters"] = [{ $ref: "#/components/parameters/revision" }];
+  if (honoursIdempotencyKey(operation)) {
+    result.push({ $ref: "#/components/parameters/idempotencyKey" });
+  }
   const parts = [
     ["path", operation.pathParams],
     ["query", operation.query],
@@ -619,7 +646,7 @@ function errorResponses(
     }
     responses[String(status)] = {
       description: `${STATUS_CODES[status] ?? "Error"}:\n${lines.join("\n")}`,
-      headers: RESPONSE_HEADERS,
+      headers: responseHeadersOf(operation),
       content,
     };
   }
@@ -660,7 +687,7 @@ function buildOperation(
   }
   const success: OpenApiResponse = {
     description: STATUS_CODES[operation.successStatus] ?? "Success",
-    headers: RESPONSE_HEADERS,
+    headers: responseHeadersOf(operation),
   };
   if (operation.response) {
     const { schema, key } = forRevision(operation.response, revision);
@@ -736,7 +763,10 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDo
     components: {
       schemas: errorComponents(context.legacyUsed),
       securitySchemes: securitySchemes(),
-      parameters: { revision: revisionParameter(revision) },
+      parameters: {
+        revision: revisionParameter(revision),
+        idempotencyKey: IDEMPOTENCY_KEY_PARAMETER,
+      },
       headers: responseHeaders(revision),
     },
   };

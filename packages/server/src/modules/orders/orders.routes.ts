@@ -2,6 +2,7 @@ import { orderSchemasFor, type ApiRevision } from "@loyalty/shared-types";
 import { Router } from "express";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { basicAuth } from "../../auth/basic.middleware.js";
+import { idempotentRequests } from "../../http/idempotency.middleware.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
 
@@ -11,11 +12,12 @@ import type { AppContext } from "../../runtime.js";
  * revision: `externalRef` in 2026-01-01, `externalId` (+ `externalReference`) from 2026-06-18.
  */
 export function ordersRoutes(context: AppContext): Router {
-  const { orders, apiKeys } = context.services;
+  const { orders, apiKeys, idempotency } = context.services;
   const router = Router();
   const auth = basicAuth(apiKeys);
+  const idempotent = idempotentRequests(idempotency);
 
-  router.post("/api/order/register", auth, async (req, res) => {
+  router.post("/api/order/register", auth, idempotent, async (req, res) => {
     const order = parseRequest(
       orderSchemasFor(req.revision as ApiRevision).register,
       req.body,
@@ -37,7 +39,7 @@ export function ordersRoutes(context: AppContext): Router {
     );
   });
 
-  router.post("/api/order/refund", auth, async (req, res) => {
+  router.post("/api/order/refund", auth, idempotent, async (req, res) => {
     const refund = parseRequest(
       orderSchemasFor(req.revision as ApiRevision).refund,
       req.body,

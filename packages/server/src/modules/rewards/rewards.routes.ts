@@ -7,6 +7,7 @@ import { Router } from "express";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { hmacAuth } from "../../auth/hmac.middleware.js";
 import { sendCachedSection } from "../../http/cacheable.js";
+import { idempotentRequests } from "../../http/idempotency.middleware.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
 import type { RewardsService } from "./rewards.service.js";
@@ -38,6 +39,7 @@ export function rewardClaimRoutes(context: AppContext, rewards: RewardsService):
   router.post(
     "/reward/claim/:externalId",
     hmacAuth(context.services.apiKeys, "path"),
+    idempotentRequests(context.services.idempotency),
     async (req, res) => {
       const { rewardId } = parseRequest(claimRewardRequestSchema, req.body, "body");
       const outcome = await rewards.claim(
