@@ -1,0 +1,203 @@
+import type {
+  CalculatePointsResponse,
+  CartWidgetResponse,
+  ClaimRefusal,
+  ClaimRewardResponse,
+  CustomerHistoryResponse,
+  ProductPointsWidgetResponse,
+  ProgramPresentationWidgetResponse,
+  RewardListResponse,
+} from "@loyalty/shared-types";
+
+/** The revision the widgets' requests that carry headers anyway (the claim) are pinned to. */
+export const API_REVISION = "2026-08-26";
+
+/** A request that has not answered by then has failed: the store's page must not wait on us. */
+const TIMEOUT_MS = 10_000;
+
+/** Where the API is and which store the page belongs to. */
+export interface Endpoint {
+  apiBase: string;
+  domain: string;
+}
+
+/** The customer as the store's server identified them: id and HMAC hash, never the key. */
+export interface Customer {
+  id: string;
+  hash: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "LoyaltyApiError";
+  }
+}
+
+export interface WidgetResponses {
+  cart: CartWidgetResponse;
+  "product-points": ProductPointsWidgetResponse;
+  "program-presentation": ProgramPresentationWidgetResponse;
+}
+
+function url(endpoint: Endpoint, path: string, query: Record<string, string | undefined> = {}) {
+  const params = new URLSearchParams({ domain: endpoint.domain });
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(name, value);
+  }
+  return `${endpoint.apiBase.replace(/\/+$/, "")}${path}?${params}`;
+}
+
+async function send(target: string, init: RequestInit = {}): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+  try {
+    // No cookie ever: the customer is identified by the hash the store's server computed.
+    return await fetch(target, { ...init, credentials: "omit", signal: controller.signal });
+  } catch (error) {
+    throw new ApiError(0, error instanceof Error ? error.message : String(error));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  const body = (await response.json().catch(() => ({}))) as { detail?: string; message?: string };
+  return new ApiError(response.status, body.detail ?? body.message ?? response.statusText);
+}
+
+/**
+ * Reads in flight or done, by URL: every widget of the page shares one request per resource.
+ * A failed read is forgotten, so the next render may try again.
+ */
+const reads = new Map<string, Promise<unknown>>();
+
+/**
+ * GETs are CORS "simple" requests (no custom header, so no preflight): a product page makes one
+ * request per read, not two. They are served the oldest supported revision, whose contract
+ * for these reads is the same as the latest's; only error bodies differ, and both are read.
+ */
+function read<T>(target: string): Promise<T> {
+  let pending = reads.get(target);
+  if (!pending) {
+    pending = send(target).then(async (response) => {
+      if (!response.ok) throw await failure(response);
+      return response.json() as Promise<unknown>;
+    });
+    reads.set(target, pending);
+    pending.catch(() => reads.delete(target));
+  }
+  return pending as Promise<T>;
+}
+
+/** Forgets every read: the next render asks the API again (a customer signed in, say). */
+export function clearCache(): void {
+  reads.clear();
+}
+
+export function widgetConfig<K extends keyof WidgetResponses>(
+  endpoint: Endpoint,
+  kind: K,
+): Promise<WidgetResponses[K]> {
+  return read(url(endpoint, `/store/widget/${kind}`));
+}
+
+export interface ProductQuery {
+  product?: string | undefined;
+  categories?: string | undefined;
+  price: number;
+}
+
+export function calculatePoints(
+  endpoint: Endpoint,
+  query: ProductQuery,
+): Promise<CalculatePointsResponse> {
+  return read(
+    url(endpoint, "/point/product-points/calculate", {
+      product: query.product,
+      categories: query.categories,
+      price: String(query.price),
+    }),
+  );
+}
+
+export function rewardList(endpoint: Endpoint): Promise<RewardListResponse> {
+  return read(url(endpoint, "/reward/list"));
+}
+
+const HISTORY_PATH = "/point/user-history/";
+
+export function customerHistory(
+  endpoint: Endpoint,
+  customer: Customer,
+  cursor?: string,
+): Promise<CustomerHistoryResponse> {
+  return read(
+    url(endpoint, `${HISTORY_PATH}${encodeURIComponent(customer.id)}`, {
+      hash: customer.hash,
+      limit: "10",
+      cursor,
+    }),
+  );
+}
+
+/** Every history read is stale once the balance moved. */
+function forgetHistories(): void {
+  for (const key of reads.keys()) if (key.includes(HISTORY_PATH)) reads.delete(key);
+}
+
+function idempotencyKey(): string {
+  // crypto.randomUUID exists only on secure pages; many stores still have http ones.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export type ClaimResult = ClaimRewardResponse | ClaimRefusal;
+
+/**
+ * Exchanges points for a voucher code. A refusal (`code: null`) is a result, not an error.
+ * One Idempotency-Key is kept across the retries of a lost answer, so the customer is debited
+ * once and still gets their code.
+ */
+export async function claimReward(
+  endpoint: Endpoint,
+  customer: Customer,
+  rewardId: number,
+): Promise<ClaimResult> {
+  const target = url(endpoint, `/reward/claim/${encodeURIComponent(customer.id)}`, {
+    hash: customer.hash,
+  });
+  const init: RequestInit = {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      revision: API_REVISION,
+      "idempotency-key": idempotencyKey(),
+    },
+    body: JSON.stringify({ rewardId }),
+  };
+  for (let attempt = 0; ; attempt++) {
+    let response: Response | undefined;
+    try {
+      response = await send(target, init);
+    } catch (error) {
+      if (attempt >= 2) throw error;
+    }
+    if (response) {
+      const retryable = response.status >= 500 && response.headers.has("retry-after");
+      if (!retryable || attempt >= 2) {
+        forgetHistories();
+        if (response.status === 201) return (await response.json()) as ClaimRewardResponse;
+        if (response.status === 404 && !response.headers.get("content-type")?.includes("problem")) {
+          const body = (await response.json().catch(() => ({}))) as Partial<ClaimRefusal>;
+          if (body.code === null) return body as ClaimRefusal;
+        }
+        throw await failure(response);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+  }
+}

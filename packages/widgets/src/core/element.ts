@@ -1,0 +1,120 @@
+import { LitElement, type PropertyValues } from "lit";
+import type { Customer, Endpoint } from "./api.js";
+import { locale, type Locale } from "./i18n.js";
+
+/** Page-wide defaults, from the script tag's `data-api-base`/`data-domain` or `configure()`. */
+const defaults: { apiBase?: string | undefined; domain?: string | undefined } = {};
+
+/**
+ * Sets the API base and store domain every widget of the page uses when it has no `api-base`
+ * or `domain` attribute of its own.
+ */
+export function configure(options: { apiBase?: string; domain?: string }): void {
+  Object.assign(defaults, options);
+}
+
+/** What a widget shows: still loading, loaded, or failed (the page goes on without it). */
+export type Status = "loading" | "ready" | "error";
+
+/**
+ * What the three widgets share: where the API is, which store, which customer, and the
+ * language. Each widget loads its data in `load()` whenever one of `reloadOn` changes, and
+ * renders from `status`.
+ */
+export abstract class LoyaltyElement extends LitElement {
+  static override properties = {
+    domain: { reflect: true },
+    apiBase: { attribute: "api-base" },
+    customerId: { attribute: "customer-id" },
+    customerHash: { attribute: "customer-hash" },
+    // The global attribute, made reactive: a page that switches language re-renders the widget.
+    lang: { reflect: true },
+    status: { state: true },
+  };
+
+  /** The store's domain as declared in the back-office, e.g. `https://shop.example`. */
+  declare domain: string | undefined;
+  /** The API server's URL, e.g. `https://loyalty.shop.example`. */
+  declare apiBase: string | undefined;
+  /** The signed-in customer's id in the store; leave empty for visitors. */
+  declare customerId: string | undefined;
+  /** The customer's HMAC hash, computed by the store's server (`customerHash` of the SDK). */
+  declare customerHash: string | undefined;
+  declare protected status: Status;
+
+  /** Properties whose change reloads the widget's data. */
+  protected get reloadOn(): PropertyKey[] {
+    return ["domain", "apiBase", "customerId", "customerHash"];
+  }
+  /** Ignores the answer of a load that a newer one replaced. */
+  private generation = 0;
+
+  constructor() {
+    super();
+    this.status = "loading";
+  }
+
+  protected get endpoint(): Endpoint | undefined {
+    const apiBase = this.apiBase ?? defaults.apiBase;
+    const domain = this.domain ?? defaults.domain;
+    return apiBase && domain ? { apiBase, domain } : undefined;
+  }
+
+  /** The identified customer, or undefined for a visitor. */
+  protected get customer(): Customer | undefined {
+    const { customerId: id, customerHash: hash } = this;
+    return id && hash ? { id, hash } : undefined;
+  }
+
+  /** The element's `lang` attribute, else the store's language from the configuration. */
+  protected locale(storeLanguage?: string): Locale {
+    return locale(this.lang || storeLanguage);
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    if (this.reloadOn.some((name) => changed.has(name))) this.reload();
+  }
+
+  /** Starts loading again; the widget shows what the newest load found. */
+  protected reload(): void {
+    const generation = ++this.generation;
+    const endpoint = this.endpoint;
+    if (!endpoint) {
+      this.status = "error";
+      return;
+    }
+    this.status = "loading";
+    this.pending = this.load(endpoint).then(
+      (apply) => {
+        if (generation !== this.generation) return;
+        apply();
+        this.status = "ready";
+      },
+      () => {
+        // An unreachable API must never break the store's page: the widget shows its error state.
+        if (generation === this.generation) this.status = "error";
+      },
+    );
+  }
+
+  private pending: Promise<void> = Promise.resolve();
+
+  /** Resolves once the data of the latest load is rendered: `await el.updateComplete`. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    let settled = await super.getUpdateComplete();
+    for (let seen; seen !== this.pending;) {
+      seen = this.pending;
+      await seen;
+      settled = await super.getUpdateComplete();
+    }
+    return settled;
+  }
+
+  /** Loads the widget's data and returns what applies it, so a stale load applies nothing. */
+  protected abstract load(endpoint: Endpoint): Promise<() => void>;
+}
+
+/** Registers an element once: a second copy of the script on a page must not throw. */
+export function define(name: string, element: CustomElementConstructor): void {
+  if (!customElements.get(name)) customElements.define(name, element);
+}

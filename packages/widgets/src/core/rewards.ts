@@ -1,0 +1,152 @@
+import { html, nothing, type ReactiveControllerHost } from "lit";
+import type { Reward } from "@loyalty/shared-types";
+import { claimReward, type Customer, type Endpoint } from "./api.js";
+import type { Locale, StringKey } from "./i18n.js";
+
+/** Where one reward's claim stands. */
+type Claim =
+  | { state: "claiming" }
+  | { state: "claimed"; code: string; expiresAt: string | null; copied?: boolean }
+  | { state: "refused"; message: StringKey };
+
+/** The `loyalty-reward-claimed` event's detail: the store's script may apply the code itself. */
+export interface RewardClaimedDetail {
+  rewardId: number;
+  code: string;
+  pointsSpent: number;
+  balance: number;
+  expiresAt: string | null;
+}
+
+export interface RewardsContext {
+  endpoint: Endpoint;
+  customer: Customer | undefined;
+  locale: Locale;
+  /** The balance to measure affordability with; undefined while unknown. */
+  balance: number | undefined;
+  claimButtonText?: string | undefined;
+}
+
+/**
+ * The rewards list of the cart widget and the programme page: each reward with its cost and,
+ * for an identified customer, a claim button that turns into the code and a copy button. Every
+ * claim goes through here, once.
+ */
+export class RewardsController {
+  private readonly claims = new Map<number, Claim>();
+
+  constructor(private readonly host: ReactiveControllerHost & HTMLElement) {}
+
+  async claim(context: RewardsContext, reward: Reward): Promise<void> {
+    const { endpoint, customer } = context;
+    if (!customer || this.claims.get(reward.id)?.state === "claiming") return;
+    this.set(reward.id, { state: "claiming" });
+    try {
+      const result = await claimReward(endpoint, customer, reward.id);
+      if (result.code === null) {
+        this.set(reward.id, { state: "refused", message: result.reason });
+        return;
+      }
+      this.set(reward.id, { state: "claimed", code: result.code, expiresAt: result.expiresAt });
+      const detail: RewardClaimedDetail = {
+        rewardId: result.rewardId,
+        code: result.code,
+        pointsSpent: result.pointsSpent,
+        balance: result.balance,
+        expiresAt: result.expiresAt,
+      };
+      this.host.dispatchEvent(
+        new CustomEvent("loyalty-reward-claimed", { detail, bubbles: true, composed: true }),
+      );
+      // Keyboard and screen-reader users land on the code they just got.
+      await this.host.updateComplete;
+      this.host.shadowRoot?.querySelector<HTMLElement>(`#copy-${reward.id}`)?.focus();
+    } catch {
+      this.set(reward.id, { state: "refused", message: "claimFailed" });
+    }
+  }
+
+  private async copy(rewardId: number, code: string, target: HTMLElement): Promise<void> {
+    const claim = this.claims.get(rewardId);
+    if (claim?.state !== "claimed") return;
+    try {
+      await navigator.clipboard.writeText(code);
+      this.set(rewardId, { ...claim, copied: true });
+    } catch {
+      // No clipboard (an http page, a denied permission): select the code for Ctrl+C instead.
+      const codeElement = target.parentElement?.querySelector("code");
+      if (codeElement) getSelection()?.selectAllChildren(codeElement);
+    }
+  }
+
+  private set(rewardId: number, claim: Claim): void {
+    this.claims.set(rewardId, claim);
+    this.host.requestUpdate();
+  }
+
+  /** The list, cheapest first as the API sends it. */
+  render(context: RewardsContext, rewards: Reward[]) {
+    const { locale, customer, balance } = context;
+    const { t, points } = locale;
+    return html`<ul class="rewards" part="rewards">
+      ${rewards.map((reward) => {
+        const claim = this.claims.get(reward.id);
+        const missing = balance === undefined ? 0 : reward.triggerValue - balance;
+        let action: unknown = nothing;
+        if (claim?.state === "claimed") {
+          action = html`<div part="code" class="code" role="status">
+            <span>${t("yourCode", { name: reward.name })}</span>
+            <code>${claim.code}</code>
+            <button
+              id="copy-${reward.id}"
+              part="copy-button"
+              class="button secondary"
+              @click=${(event: Event) =>
+                void this.copy(reward.id, claim.code, event.currentTarget as HTMLElement)}
+            >
+              ${t(claim.copied ? "copied" : "copy")}
+            </button>
+            ${
+              claim.expiresAt
+                ? html`<small>${t("validUntil", { date: locale.date(claim.expiresAt) })}</small>`
+                : nothing
+            }
+          </div>`;
+        } else if (customer) {
+          const claiming = claim?.state === "claiming";
+          action = html`<button
+              part="claim-button"
+              class="button"
+              aria-label=${t("claimFor", { name: reward.name, points: points(reward.triggerValue) })}
+              aria-describedby=${missing > 0 ? `need-${reward.id}` : nothing}
+              ?disabled=${claiming || missing > 0}
+              aria-busy=${claiming}
+              @click=${() => void this.claim(context, reward)}
+            >
+              ${claiming ? t("claiming") : (context.claimButtonText ?? t("claim"))}
+            </button>
+            ${
+              missing > 0
+                ? html`<small id="need-${reward.id}"
+                    >${t("needMore", { points: points(missing) })}</small
+                  >`
+                : nothing
+            }`;
+        }
+        return html`<li part="reward" class="reward">
+          <div class="reward-text">
+            <strong part="reward-name">${reward.name}</strong>
+            <span part="reward-cost">${points(reward.triggerValue)}</span>
+            ${reward.description ? html`<p>${reward.description}</p>` : nothing}
+          </div>
+          <div class="reward-action">${action}</div>
+          ${
+            claim?.state === "refused"
+              ? html`<p part="message" class="message" role="alert">${t(claim.message)}</p>`
+              : nothing
+          }
+        </li>`;
+      })}
+    </ul>`;
+  }
+}

@@ -1,0 +1,80 @@
+import { http, HttpResponse, type RequestHandler } from "msw";
+import { setupWorker } from "msw/browser";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { clearCache } from "../../src/core/api.js";
+import {
+  API,
+  CUSTOMER,
+  DOMAIN,
+  cartResponse,
+  history,
+  presentationResponse,
+  productPointsResponse,
+  rewards,
+} from "./fixtures.js";
+
+/** Every request the mocked API received, in order. */
+export const requests: Request[] = [];
+
+const notFound = () =>
+  HttpResponse.json(
+    { statusCode: 404, error: "Not Found", message: "Unknown domain" },
+    { status: 404 },
+  );
+
+/** The API as the real server answers a store of `DOMAIN`, with the fixtures as its data. */
+export const defaultHandlers: RequestHandler[] = [
+  http.all(`${API}/*`, ({ request }) => {
+    requests.push(request.clone());
+    if (new URL(request.url).searchParams.get("domain") !== DOMAIN) return notFound();
+  }),
+  http.get(`${API}/store/widget/product-points`, () => HttpResponse.json(productPointsResponse())),
+  http.get(`${API}/store/widget/cart`, () => HttpResponse.json(cartResponse())),
+  http.get(`${API}/store/widget/program-presentation`, () =>
+    HttpResponse.json(presentationResponse()),
+  ),
+  http.get(`${API}/reward/list`, () => HttpResponse.json(rewards)),
+  // The demo store's default rule: one point per currency unit, floored.
+  http.get(`${API}/point/product-points/calculate`, ({ request }) => {
+    const price = Number(new URL(request.url).searchParams.get("price"));
+    return HttpResponse.json({ points: Math.floor(price), type: "default", id: 1 });
+  }),
+  http.get(`${API}/point/user-history/:id`, ({ params, request }) => {
+    const hash = new URL(request.url).searchParams.get("hash");
+    if (params["id"] !== CUSTOMER.id || hash !== CUSTOMER.hash) {
+      return HttpResponse.json(
+        { statusCode: 401, error: "Unauthorized", message: "Invalid hash" },
+        { status: 401 },
+      );
+    }
+    return HttpResponse.json(history());
+  }),
+];
+
+export const worker = setupWorker(...defaultHandlers);
+
+/** Serves the mocked API to this test file; a request nothing answers fails the test. */
+export function useApiMock(): void {
+  beforeAll(async () => {
+    await worker.start({ quiet: true, onUnhandledRequest: "error" });
+  });
+  afterEach(() => {
+    worker.resetHandlers();
+    requests.length = 0;
+    clearCache();
+    document.body.replaceChildren();
+  });
+  afterAll(() => worker.stop());
+}
+
+/** Answers `path` of the API with `resolver` for the rest of the test, before the defaults. */
+export function serve(...handlers: RequestHandler[]): void {
+  worker.use(...handlers);
+}
+
+/** The requests to a path of the API (query strings aside). */
+export function requestsTo(path: string): Request[] {
+  return requests.filter((request) => new URL(request.url).pathname === path);
+}
+
+export { API, HttpResponse, http };
