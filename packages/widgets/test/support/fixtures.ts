@@ -1,11 +1,11 @@
 import {
   cartWidgetResponseSchema,
-  customerHistoryResponseV2Schema,
+  customerHistoryResponseV1Schema,
   productPointsWidgetResponseSchema,
   programPresentationWidgetResponseSchema,
   rewardListResponseSchema,
   type CartWidgetResponse,
-  type CustomerHistoryResponseV2,
+  type CustomerHistoryResponseV1,
   type ProductPointsWidgetResponse,
   type ProgramPresentationWidgetResponse,
   type RewardListResponse,
@@ -148,10 +148,14 @@ export const rewards: RewardListResponse = rewardListResponseSchema.parse([
   },
 ]);
 
+/**
+ * The widgets read the history without a revision header (no CORS preflight), so the server
+ * answers in the oldest revision's shape: orders named by `externalRef`.
+ */
 export const history = (
-  changes: Partial<CustomerHistoryResponseV2> = {},
-): CustomerHistoryResponseV2 =>
-  customerHistoryResponseV2Schema.parse({
+  changes: Partial<CustomerHistoryResponseV1> = {},
+): CustomerHistoryResponseV1 =>
+  customerHistoryResponseV1Schema.parse({
     externalId: 42,
     balance: 620,
     earnedLast12Months: 820,
@@ -169,7 +173,7 @@ export const history = (
         referralId: null,
         note: null,
         createdAt: "2026-11-02T10:00:00.000Z",
-        order: { externalId: 1002, externalReference: "#1002" },
+        order: { externalRef: "1002" },
       },
       {
         id: 10,
@@ -181,7 +185,7 @@ export const history = (
         referralId: null,
         note: null,
         createdAt: "2026-10-01T10:00:00.000Z",
-        order: { externalId: 1001, externalReference: "#1001" },
+        order: { externalRef: "1001" },
       },
     ],
     ...changes,
