@@ -1,6 +1,7 @@
 import express, { type RequestHandler, type Router } from "express";
 import "./http/express-augment.js";
 import { jsonBody } from "./http/body.js";
+import { corsMiddleware } from "./http/cors.middleware.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
@@ -18,7 +19,7 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP pipeline: request id, health probes, the revision of the request, the storefront
+ * The HTTP pipeline: request id, health probes, CORS, the revision of the request, the storefront
  * reads (the hot path: no access log line, no body), then the log line, the body and the other
  * operations, then one error path for everything that fails.
  */
@@ -29,6 +30,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(requestId);
   app.use(healthRoutes(pool, logger, options.isShuttingDown ?? (() => false)));
   app.use(openApiRoutes(context));
+  app.use(corsMiddleware);
   app.use(revisionMiddleware(clock));
   for (const router of storefrontRoutes(context)) app.use(router);
   app.use(httpLogger(logger));
