@@ -117,13 +117,18 @@ export class RewardsController {
           action = html`<button
               part="claim-button"
               class="button"
-              aria-label=${t("claimFor", { name: reward.name, points: points(reward.triggerValue) })}
+              aria-label=${
+                // The name starts with a merchant's visible text, for voice control (WCAG 2.5.3).
+                context.claimButtonText
+                  ? `${context.claimButtonText}, ${reward.name}, ${points(reward.triggerValue)}`
+                  : t("claimFor", { name: reward.name, points: points(reward.triggerValue) })
+              }
               aria-describedby=${missing > 0 ? `need-${reward.id}` : nothing}
               ?disabled=${claiming || missing > 0}
               aria-busy=${claiming}
               @click=${() => void this.claim(context, reward)}
             >
-              ${claiming ? t("claiming") : (context.claimButtonText ?? t("claim"))}
+              ${claiming ? t("claiming") : context.claimButtonText || t("claim")}
             </button>
             ${
               missing > 0

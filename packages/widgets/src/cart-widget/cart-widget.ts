@@ -1,0 +1,276 @@
+import { html, nothing } from "lit";
+import type { CartWidgetResponse, Reward } from "@loyalty/shared-types";
+import {
+  ApiError,
+  calculatePoints,
+  customerHistory,
+  rewardList,
+  widgetConfig,
+  type Customer,
+  type Endpoint,
+} from "../core/api.js";
+import { define, LoyaltyElement } from "../core/element.js";
+import { RewardsController, type RewardClaimedDetail } from "../core/rewards.js";
+import { base, colorVar, rewardsStyles } from "../core/styles.js";
+import { styles } from "./cart-widget.styles.js";
+
+/** How long `items` changes settle before the points are asked again (a quantity stepper). */
+const DEBOUNCE_MS = 250;
+
+/** A cart line as the theme writes it. */
+export interface CartLine {
+  /** The product's id in the store. */
+  product?: string | number;
+  /** The product's category ids. */
+  categories?: (string | number)[];
+  /** The unit price the customer pays, in the store's currency. */
+  price: number;
+  quantity: number;
+}
+
+const ID = /^\d{1,16}$/;
+
+/** The API asks a price of at least 1; a line it could not price counts for nothing. */
+function usable(line: unknown): line is CartLine {
+  const { product, categories = [], price, quantity } = (line ?? {}) as Partial<CartLine>;
+  return (
+    Number(price) >= 1 &&
+    Number(price) <= 1e9 &&
+    Number(quantity) > 0 &&
+    (product === undefined || ID.test(String(product))) &&
+    Array.isArray(categories) &&
+    categories.every((category) => ID.test(String(category)))
+  );
+}
+
+interface Data {
+  endpoint: Endpoint;
+  customer: Customer | undefined;
+  response: CartWidgetResponse;
+  /** Undefined for an empty cart. */
+  points: number | undefined;
+  /** The identified customer's balance and rewards; "expired" when their hash is stale. */
+  account: { balance: number; rewards: Reward[] } | "expired" | undefined;
+}
+
+/**
+ * The cart's loyalty box: the points the cart earns and, for an identified customer, their
+ * balance and the rewards they can claim now; visitors are invited to sign in.
+ *
+ * The points shown are a lower bound of what the order earns: each line is unit points × quantity,
+ * while the server floors each line's total and applies the customer's club multiplier.
+ *
+ * `items` is a JSON array of lines, `[{"product":"1001","categories":[10,12],"price":19.9,"quantity":2}]`
+ * (the property takes the array). Malformed JSON reads as an empty cart, and a line without a
+ * price of at least 1 and a positive quantity, or with a non-numeric product or category id, is
+ * left out: the page never breaks, and the figure stays a lower bound.
+ *
+ * @summary The points a cart earns, the customer's balance and the rewards they can claim.
+ * @tag loyalty-cart-widget
+ *
+ * @event loyalty-reward-claimed - A reward was claimed. `detail`: `{ rewardId, code, pointsSpent, balance, expiresAt }`.
+ *
+ * @csspart base - The box.
+ * @csspart title - The heading, from the configuration.
+ * @csspart earn - The points the cart earns.
+ * @csspart balance - The customer's balance.
+ * @csspart message - A sign-in invitation, or a claim's refusal.
+ * @csspart sign-in - The sign-in link.
+ * @csspart rewards-title - The heading of the rewards list.
+ * @csspart rewards - The list of rewards the customer can claim.
+ * @csspart reward - One reward.
+ * @csspart reward-name - A reward's name.
+ * @csspart reward-cost - A reward's cost in points.
+ * @csspart claim-button - A reward's claim button.
+ * @csspart code - A claimed reward's code, with its copy button.
+ * @csspart copy-button - The button that copies a code.
+ *
+ * @cssprop --loyalty-accent-color - Buttons and numbers (default: the configuration's accent colour, then the store's branding colour).
+ * @cssprop --loyalty-accent-text-color - Text on buttons (default: white).
+ * @cssprop --loyalty-text-color - Text colour (default: inherited).
+ * @cssprop --loyalty-font-family - Font (default: inherited).
+ * @cssprop --loyalty-surface-color - Background of the box (default: white).
+ * @cssprop --loyalty-border-color - Borders (default: translucent black).
+ * @cssprop --loyalty-radius - Corner radius (default: 8px).
+ * @cssprop --loyalty-spacing - Spacing (default: 1rem).
+ * @cssprop --loyalty-cart-widget-min-height - Space reserved while loading or failed (default: 6em).
+ * @cssprop --loyalty-skeleton-color - The loading placeholder's colour.
+ */
+export class LoyaltyCartWidget extends LoyaltyElement {
+  static override styles = [base, rewardsStyles, styles];
+  static override properties = {
+    ...LoyaltyElement.properties,
+    items: {
+      converter: (value: string | null): unknown => {
+        try {
+          return JSON.parse(value ?? "");
+        } catch {
+          return undefined;
+        }
+      },
+    },
+  };
+
+  /** The cart's lines; as an attribute, a JSON array. */
+  declare items: CartLine[] | undefined;
+
+  protected override get reloadOn(): PropertyKey[] {
+    return [...super.reloadOn, "items"];
+  }
+  private data: Data | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly rewards = new RewardsController(this);
+  /** Rewards claimed here: each keeps showing its code once the balance no longer affords it. */
+  private readonly claimed = new Set<number>();
+
+  constructor() {
+    super();
+    this.addEventListener("loyalty-reward-claimed", (event) => {
+      const { rewardId, balance } = (event as CustomEvent<RewardClaimedDetail>).detail;
+      this.claimed.add(rewardId);
+      if (typeof this.data?.account === "object") this.data.account.balance = balance;
+      this.requestUpdate();
+    });
+  }
+
+  protected override reload(): void {
+    clearTimeout(this.timer);
+    // The first answer comes at once; later changes wait for the cart to settle, showing the
+    // previous figures meanwhile.
+    if (!this.data) super.reload();
+    else this.timer = setTimeout(() => super.reload(), DEBOUNCE_MS);
+  }
+
+  protected override async load(endpoint: Endpoint) {
+    const { customer, items } = this;
+    const lines = Array.isArray(items) ? items.filter(usable) : [];
+    const config = widgetConfig(endpoint, "cart");
+    // Identical lines share one request: reads are cached by URL.
+    const points = Promise.all(
+      lines.map(async ({ product, categories = [], price, quantity }) => {
+        const unit = await calculatePoints(endpoint, {
+          product: product === undefined ? undefined : String(product),
+          categories: categories.length ? categories.join(",") : undefined,
+          price: Number(price),
+        });
+        return Math.floor(unit.points * Number(quantity));
+      }),
+    );
+    const account = config.then(async ({ config: { showBalance, showRewards } }) => {
+      if (!customer || !(showBalance || showRewards)) return undefined;
+      try {
+        const [{ balance }, rewards] = await Promise.all([
+          customerHistory(endpoint, customer),
+          showRewards ? rewardList(endpoint) : [],
+        ]);
+        return { balance, rewards };
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return "expired" as const;
+        throw error;
+      }
+    });
+    const [response, perLine, found] = await Promise.all([config, points, account]);
+    return () => {
+      this.data = {
+        endpoint,
+        customer,
+        response,
+        points: lines.length ? perLine.reduce((sum, line) => sum + line, 0) : undefined,
+        account: found,
+      };
+    };
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearTimeout(this.timer);
+  }
+
+  protected override render() {
+    const { data, status } = this;
+    const locale = this.locale(data?.response.store.language);
+    const { t, number } = locale;
+    if (data && !data.response.config.enabled) return nothing;
+    let content: unknown;
+    let style = "";
+    if (status === "error") {
+      content = html`<p>${t("unavailable")}</p>`;
+    } else if (!data) {
+      content = html`<span class="skeleton"></span><span class="sr-only">${t("loading")}</span>`;
+    } else {
+      const { config, store } = data.response;
+      const { account, customer } = data;
+      style = colorVar("--_accent", config.accentColor, store.brandingColor);
+      const withPoints = (template: string, value: number) => {
+        const [before, after] = template.split("{points}", 2);
+        return html`${before}${
+          after === undefined ? nothing : html`<strong>${number(value)}</strong>${after}`
+        }`;
+      };
+      const signIn = config.loginUrl
+        ? html` <a part="sign-in" class="button secondary" href=${config.loginUrl}
+            >${t("signIn")}</a
+          >`
+        : nothing;
+      const balance = typeof account === "object" ? account.balance : undefined;
+      const affordable =
+        typeof account === "object" && config.showRewards
+          ? account.rewards.filter(
+              (reward) => reward.triggerValue <= account.balance || this.claimed.has(reward.id),
+            )
+          : [];
+      content = html`<h2 part="title">${config.title}</h2>
+        <div role="status">
+          ${
+            data.points === undefined
+              ? nothing
+              : html`<p part="earn">${withPoints(config.earnTemplate, data.points)}</p>`
+          }
+          ${
+            balance !== undefined && config.showBalance
+              ? html`<p part="balance">${withPoints(config.balanceTemplate, balance)}</p>`
+              : nothing
+          }
+        </div>
+        ${
+          account === "expired"
+            ? html`<p part="message">${t("signInAgain")}${signIn}</p>`
+            : !customer && (config.signedOutText || config.loginUrl)
+              ? html`<p part="message">${config.signedOutText}${signIn}</p>`
+              : nothing
+        }
+        ${
+          affordable.length
+            ? html`<h3 part="rewards-title">${t("affordable")}</h3>
+                ${this.rewards.render(
+                  {
+                    endpoint: data.endpoint,
+                    customer,
+                    locale,
+                    balance,
+                    claimButtonText: config.claimButtonText,
+                  },
+                  affordable,
+                )}`
+            : nothing
+        }`;
+    }
+    return html`<div
+      class="root"
+      part="base"
+      lang=${locale.lang}
+      aria-busy=${status === "loading"}
+      style=${style}
+    >
+      ${content}
+    </div>`;
+  }
+}
+
+define("loyalty-cart-widget", LoyaltyCartWidget);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "loyalty-cart-widget": LoyaltyCartWidget;
+  }
+}
