@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { defaultClientConditions, defineConfig } from "vite";
 
 const src = (path: string) => fileURLToPath(new URL(`src/${path}`, import.meta.url));
 
@@ -9,8 +9,9 @@ const src = (path: string) => fileURLToPath(new URL(`src/${path}`, import.meta.u
  * merchants, everything inside, `dist/loyalty-widgets.js`.
  */
 export default defineConfig(({ mode }) => ({
-  // The demo page (index.html) is served from here by `pnpm dev`.
-  root: ".",
+  // The demo page (index.html, `pnpm dev`) parses its mock data with the contracts' schemas,
+  // from source.
+  resolve: { conditions: ["@loyalty/source", ...defaultClientConditions] },
   build: {
     copyPublicDir: false,
     emptyOutDir: mode !== "script",

@@ -260,7 +260,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
       part="base"
       lang=${locale.lang}
       aria-busy=${status === "loading"}
-      style=${style}
+      .style=${style}
     >
       ${content}
     </div>`;

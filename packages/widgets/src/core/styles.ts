@@ -89,7 +89,9 @@ const COLOR = /^(#[0-9a-f]{3,8}|(rgb|hsl)a?\([0-9.%,\s/]+\))$/i;
 
 /**
  * A configuration colour as a custom property declaration, or nothing when it is unset ("") or
- * not a colour (the API validates them; this keeps a bad one from injecting CSS anyway).
+ * not a colour (the API validates them; this keeps a bad one from injecting CSS anyway). Bind it
+ * as a property, `.style=${…}`: the CSSOM is allowed under a Content Security Policy that
+ * refuses inline style attributes.
  */
 export function colorVar(name: string, ...candidates: (string | undefined)[]): string {
   const color = candidates.find((value) => value && COLOR.test(value));

@@ -101,7 +101,7 @@ export class LoyaltyProductPoints extends LoyaltyElement {
       part="base"
       role="status"
       aria-busy=${status === "loading"}
-      style=${style}
+      .style=${style}
       >${content}</span
     >`;
   }

@@ -1,0 +1,11 @@
+/**
+ * `@loyalty/widgets` for bundler users: importing it registers the three elements. Import one
+ * widget alone with `@loyalty/widgets/product-points`, `/cart-widget` or
+ * `/program-presentation`.
+ */
+export { configure } from "./core/element.js";
+export { API_REVISION, clearCache } from "./core/api.js";
+export type { RewardClaimedDetail } from "./core/rewards.js";
+export { LoyaltyProductPoints } from "./product-points/product-points.js";
+export { LoyaltyCartWidget } from "./cart-widget/cart-widget.js";
+export { LoyaltyProgramPresentation } from "./program-presentation/program-presentation.js";
