@@ -22,6 +22,8 @@ export default defineConfig({
       enabled: true,
       headless: true,
       provider: playwright({
+        // The copy button writes the code to the clipboard; the tests read it back.
+        contextOptions: { permissions: ["clipboard-read", "clipboard-write"] },
         launchOptions: {
           executablePath: process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium",
           args: [

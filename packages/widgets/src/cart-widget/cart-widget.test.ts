@@ -242,6 +242,9 @@ describe("<loyalty-cart-widget>", () => {
         pointsSpent: 500,
         balance: 120,
         expiresAt: claimed.expiresAt,
+        // Whose balance it was, for the page's other widgets.
+        domain: DOMAIN,
+        customerId: CUSTOMER.id,
       },
     ]);
 
@@ -315,8 +318,12 @@ describe("<loyalty-cart-widget>", () => {
       tag("", JSON.stringify([{ price: 10, quantity: 1 }])),
     );
     expect(textOf(element)).toContain("This cart earns you 10 points");
+    // Each change on its own frame, as a quantity stepper clicked quickly makes them.
+    const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
     element.items = [{ price: 20, quantity: 1 }];
+    await nextFrame();
     element.items = [{ price: 25, quantity: 1 }];
+    await nextFrame();
     element.setAttribute(
       "items",
       JSON.stringify([

@@ -12,6 +12,7 @@ import {
 import { define, LoyaltyElement } from "../core/element.js";
 import { RewardsController, type RewardClaimedDetail } from "../core/rewards.js";
 import { base, colorVar, rewardsStyles } from "../core/styles.js";
+import { loading, signInLink, withPoints } from "../core/templates.js";
 import { styles } from "./cart-widget.styles.js";
 
 /** How long `items` changes settle before the points are asked again (a quantity stepper). */
@@ -118,27 +119,14 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     return [...super.reloadOn, "items"];
   }
   private data: Data | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  // Later changes wait for the cart to settle, the previous figures shown meanwhile.
+  protected override debounceMs = DEBOUNCE_MS;
   private readonly rewards = new RewardsController(this);
-  /** Rewards claimed here: each keeps showing its code once the balance no longer affords it. */
-  private readonly claimed = new Set<number>();
 
-  constructor() {
-    super();
-    this.addEventListener("loyalty-reward-claimed", (event) => {
-      const { rewardId, balance } = (event as CustomEvent<RewardClaimedDetail>).detail;
-      this.claimed.add(rewardId);
-      if (typeof this.data?.account === "object") this.data.account.balance = balance;
-      this.requestUpdate();
-    });
-  }
-
-  protected override reload(): void {
-    clearTimeout(this.timer);
-    // The first answer comes at once; later changes wait for the cart to settle, showing the
-    // previous figures meanwhile.
-    if (!this.data) super.reload();
-    else this.timer = setTimeout(() => super.reload(), DEBOUNCE_MS);
+  /** A claim here or in another widget of the page: the balance it left. */
+  protected override claimed({ balance }: RewardClaimedDetail): void {
+    if (typeof this.data?.account === "object") this.data.account.balance = balance;
+    this.requestUpdate();
   }
 
   protected override async load(endpoint: Endpoint) {
@@ -181,42 +169,27 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     };
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    clearTimeout(this.timer);
-  }
-
   protected override render() {
     const { data, status } = this;
     const locale = this.locale(data?.response.store.language);
-    const { t, number } = locale;
+    const { t } = locale;
     if (data && !data.response.config.enabled) return nothing;
     let content: unknown;
     let style = "";
     if (status === "error") {
       content = html`<p>${t("unavailable")}</p>`;
     } else if (!data) {
-      content = html`<span class="skeleton"></span><span class="sr-only">${t("loading")}</span>`;
+      content = loading(locale);
     } else {
       const { config, store } = data.response;
       const { account, customer } = data;
       style = colorVar("--_accent", config.accentColor, store.brandingColor);
-      const withPoints = (template: string, value: number) => {
-        const [before, after] = template.split("{points}", 2);
-        return html`${before}${
-          after === undefined ? nothing : html`<strong>${number(value)}</strong>${after}`
-        }`;
-      };
-      const signIn = config.loginUrl
-        ? html` <a part="sign-in" class="button secondary" href=${config.loginUrl}
-            >${t("signIn")}</a
-          >`
-        : nothing;
+      const signIn = signInLink(config.loginUrl, locale, "button secondary");
       const balance = typeof account === "object" ? account.balance : undefined;
       const affordable =
         typeof account === "object" && config.showRewards
           ? account.rewards.filter(
-              (reward) => reward.triggerValue <= account.balance || this.claimed.has(reward.id),
+              (reward) => reward.triggerValue <= account.balance || this.rewards.claimed(reward.id),
             )
           : [];
       content = html`<h2 part="title">${config.title}</h2>
@@ -224,19 +197,19 @@ export class LoyaltyCartWidget extends LoyaltyElement {
           ${
             data.points === undefined
               ? nothing
-              : html`<p part="earn">${withPoints(config.earnTemplate, data.points)}</p>`
+              : html`<p part="earn">${withPoints(config.earnTemplate, data.points, locale)}</p>`
           }
           ${
             balance !== undefined && config.showBalance
-              ? html`<p part="balance">${withPoints(config.balanceTemplate, balance)}</p>`
+              ? html`<p part="balance">${withPoints(config.balanceTemplate, balance, locale)}</p>`
               : nothing
           }
         </div>
         ${
           account === "expired"
-            ? html`<p part="message">${t("signInAgain")}${signIn}</p>`
+            ? html`<p part="message">${t("signInAgain")} ${signIn}</p>`
             : !customer && (config.signedOutText || config.loginUrl)
-              ? html`<p part="message">${config.signedOutText}${signIn}</p>`
+              ? html`<p part="message">${config.signedOutText} ${signIn}</p>`
               : nothing
         }
         ${

@@ -51,13 +51,27 @@ function url(endpoint: Endpoint, path: string, query: Record<string, string | un
   return `${endpoint.apiBase.replace(/\/+$/, "")}${path}?${params}`;
 }
 
-async function send(target: string, init: RequestInit = {}): Promise<Response> {
+/**
+ * One request and the reading of its answer, bounded together: a server that sends headers and
+ * then stalls must not leave a widget loading forever.
+ */
+async function send<T>(
+  target: string,
+  init: RequestInit,
+  read: (response: Response) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
   try {
     // No cookie ever: the customer is identified by the hash the store's server computed.
-    return await fetch(target, { ...init, credentials: "omit", signal: controller.signal });
+    const response = await fetch(target, {
+      ...init,
+      credentials: "omit",
+      signal: controller.signal,
+    });
+    return await read(response);
   } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw new ApiError(0, error instanceof Error ? error.message : String(error));
   } finally {
     clearTimeout(timer);
@@ -83,7 +97,7 @@ const reads = new Map<string, Promise<unknown>>();
 function read<T>(target: string): Promise<T> {
   let pending = reads.get(target);
   if (!pending) {
-    pending = send(target).then(async (response) => {
+    pending = send(target, {}, async (response) => {
       if (!response.ok) throw await failure(response);
       return response.json() as Promise<unknown>;
     });
@@ -179,25 +193,30 @@ export async function claimReward(
     },
     body: JSON.stringify({ rewardId }),
   };
-  for (let attempt = 0; ; attempt++) {
-    let response: Response | undefined;
-    try {
-      response = await send(target, init);
-    } catch (error) {
-      if (attempt >= 2) throw error;
+  const answer = async (response: Response): Promise<ClaimResult | "retry"> => {
+    if (response.status === 201) return (await response.json()) as ClaimRewardResponse;
+    if (response.status >= 500 && response.headers.has("retry-after")) return "retry";
+    if (response.status === 404 && !response.headers.get("content-type")?.includes("problem")) {
+      const body = (await response.json().catch(() => ({}))) as Partial<ClaimRefusal>;
+      if (body.code === null) return body as ClaimRefusal;
     }
-    if (response) {
-      const retryable = response.status >= 500 && response.headers.has("retry-after");
-      if (!retryable || attempt >= 2) {
-        forgetHistories();
-        if (response.status === 201) return (await response.json()) as ClaimRewardResponse;
-        if (response.status === 404 && !response.headers.get("content-type")?.includes("problem")) {
-          const body = (await response.json().catch(() => ({}))) as Partial<ClaimRefusal>;
-          if (body.code === null) return body as ClaimRefusal;
-        }
-        throw await failure(response);
+    throw await failure(response);
+  };
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await send(target, init, answer);
+        if (result !== "retry") return result;
+      } catch (error) {
+        // A lost answer is asked again; an answer that says no is final.
+        if (!(error instanceof ApiError && error.status === 0)) throw error;
+        if (attempt >= 2) throw error;
       }
+      if (attempt >= 2) throw new ApiError(503, "the claim could not be completed");
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
     }
-    await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+  } finally {
+    // Whatever came of it, the balance may have moved: the next history read asks the API.
+    forgetHistories();
   }
 }

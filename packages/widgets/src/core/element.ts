@@ -1,20 +1,27 @@
 import { LitElement, type PropertyValues } from "lit";
 import type { Customer, Endpoint } from "./api.js";
 import { locale, type Locale } from "./i18n.js";
+import type { RewardClaimedDetail } from "./rewards.js";
 
 /** Page-wide defaults, from the script tag's `data-api-base`/`data-domain` or `configure()`. */
 const defaults: { apiBase?: string | undefined; domain?: string | undefined } = {};
 
+/** The widgets in the page, which a late `configure()` must reach. */
+const connected = new Set<LoyaltyElement>();
+
 /**
  * Sets the API base and store domain every widget of the page uses when it has no `api-base`
- * or `domain` attribute of its own.
+ * or `domain` attribute of its own. Widgets already in the page load again with them.
  */
 export function configure(options: { apiBase?: string; domain?: string }): void {
   Object.assign(defaults, options);
+  for (const widget of connected) widget.requestReload();
 }
 
 /** What a widget shows: still loading, loaded, or failed (the page goes on without it). */
 export type Status = "loading" | "ready" | "error";
+
+export const CLAIMED_EVENT = "loyalty-reward-claimed";
 
 /**
  * What the three widgets share: where the API is, which store, which customer, and the
@@ -42,16 +49,24 @@ export abstract class LoyaltyElement extends LitElement {
   declare customerHash: string | undefined;
   declare protected status: Status;
 
-  /** Properties whose change reloads the widget's data. */
-  protected get reloadOn(): PropertyKey[] {
-    return ["domain", "apiBase", "customerId", "customerHash"];
-  }
+  /**
+   * How long changes settle before loading again (a variant picker, a quantity stepper); the
+   * first load never waits.
+   */
+  protected debounceMs = 0;
   /** Ignores the answer of a load that a newer one replaced. */
   private generation = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private pending: Promise<void> = Promise.resolve();
 
   constructor() {
     super();
     this.status = "loading";
+  }
+
+  /** Properties whose change reloads the widget's data. */
+  protected get reloadOn(): PropertyKey[] {
+    return ["domain", "apiBase", "customerId", "customerHash"];
   }
 
   protected get endpoint(): Endpoint | undefined {
@@ -66,17 +81,52 @@ export abstract class LoyaltyElement extends LitElement {
     return id && hash ? { id, hash } : undefined;
   }
 
-  /** The element's `lang` attribute, else the store's language from the configuration. */
+  /**
+   * The element's `lang` attribute, else the store's language from the configuration, else
+   * (before the configuration is known) the page's.
+   */
   protected locale(storeLanguage?: string): Locale {
-    return locale(this.lang || storeLanguage);
+    return locale(this.lang || storeLanguage || document.documentElement.lang);
   }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    connected.add(this);
+    // A claim in any widget of the page (the cart, the programme page) spends the same balance.
+    addEventListener(CLAIMED_EVENT, this.onClaim);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    connected.delete(this);
+    removeEventListener(CLAIMED_EVENT, this.onClaim);
+  }
+
+  private readonly onClaim = (event: Event) => {
+    const detail = (event as CustomEvent<RewardClaimedDetail>).detail;
+    if (detail.domain === this.endpoint?.domain && detail.customerId === this.customer?.id) {
+      this.claimed(detail);
+    }
+  };
+
+  /** This widget's customer claimed a reward, here or in another widget of the page. */
+  protected claimed(_detail: RewardClaimedDetail): void {}
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (this.reloadOn.some((name) => changed.has(name))) this.reload();
+    if (this.reloadOn.some((name) => changed.has(name))) this.requestReload();
   }
 
-  /** Starts loading again; the widget shows what the newest load found. */
-  protected reload(): void {
+  /** Loads again, once changes settle; the widget shows what the newest load found. */
+  requestReload(): void {
+    clearTimeout(this.timer);
+    if (this.debounceMs && this.generation > 0) {
+      this.timer = setTimeout(() => this.reload(), this.debounceMs);
+    } else {
+      this.reload();
+    }
+  }
+
+  private reload(): void {
     const generation = ++this.generation;
     const endpoint = this.endpoint;
     if (!endpoint) {
@@ -96,8 +146,6 @@ export abstract class LoyaltyElement extends LitElement {
       },
     );
   }
-
-  private pending: Promise<void> = Promise.resolve();
 
   /** Resolves once the data of the latest load is rendered: `await el.updateComplete`. */
   protected override async getUpdateComplete(): Promise<boolean> {

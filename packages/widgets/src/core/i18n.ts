@@ -40,6 +40,9 @@ const en = {
 
 export type StringKey = keyof typeof en;
 
+/** Whether the table has a string for a value the API sent (a refusal reason, a ledger kind). */
+export const hasString = (key: string): key is StringKey => Object.hasOwn(en, key);
+
 const fr: Partial<Record<StringKey, string>> = {
   loading: "Chargement du programme de fidélité",
   unavailable: "Le programme de fidélité est indisponible pour le moment.",
@@ -103,8 +106,9 @@ export function locale(lang: string | undefined): Locale {
       // A malformed lang attribute must not break the widget.
       return locale("en");
     }
+    // A key the table lacks (a value the API added after this release) reads as nothing.
     const t: Locale["t"] = (key, params = {}) =>
-      fill(table[key] ?? en[key], (name) => params[name]);
+      fill(table[key] ?? en[key] ?? "", (name) => params[name]);
     found = {
       lang: tag,
       t,

@@ -63,6 +63,15 @@ export const base = css`
     text-decoration: none;
     cursor: pointer;
   }
+  /* White or black, whichever reads on the accent colour (relative colours: 2023+ browsers). */
+  @supports (color: oklch(from red l c h)) {
+    .button {
+      color: var(
+        --loyalty-accent-text-color,
+        oklch(from var(--_accent-color) clamp(0, (0.62 - l) * 1000, 1) 0 0)
+      );
+    }
+  }
   .button.secondary {
     background: transparent;
     color: inherit;
@@ -71,7 +80,8 @@ export const base = css`
     outline: 3px solid var(--_accent-color);
     outline-offset: 2px;
   }
-  .button[disabled] {
+  .button[disabled],
+  .button[aria-disabled="true"] {
     opacity: 0.6;
     cursor: progress;
   }

@@ -15,6 +15,8 @@ import "./product-points.js";
 
 useApiMock();
 
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+
 const tag = (attributes = 'product="1001" categories="10,12" price="25.9"') =>
   `<loyalty-product-points api-base="${API}" domain="${DOMAIN}" ${attributes}></loyalty-product-points>`;
 
@@ -40,10 +42,11 @@ describe("<loyalty-product-points>", () => {
 
   it("asks again once when the price changes several times in a row (a variant picker)", async () => {
     const element = await mount<LoyaltyProductPoints>(tag());
-    element.price = 30;
-    element.price = 40;
-    element.price = 55.5;
-    await element.updateComplete;
+    // Each change renders on its own frame, as a customer clicking through variants makes them.
+    for (const price of [30, 40, 55.5]) {
+      element.price = price;
+      await nextFrame();
+    }
     // The previous points stay until the new ones arrive.
     expect(textOf(element)).toBe("Earn 25 points with this product");
     await expect.poll(() => textOf(element)).toBe("Earn 55 points with this product");
@@ -51,6 +54,22 @@ describe("<loyalty-product-points>", () => {
       new URL(request.url).searchParams.get("price"),
     );
     expect(prices).toEqual(["25.9", "55.5"]);
+  });
+
+  it("waits for a price the theme sets while the first points load, asking once more", async () => {
+    const container = document.createElement("div");
+    container.innerHTML = tag();
+    document.body.append(container);
+    const element = container.firstElementChild as LoyaltyProductPoints;
+    await nextFrame();
+    element.price = 31;
+    await nextFrame();
+    element.price = 32;
+    await expect.poll(() => textOf(element)).toBe("Earn 32 points with this product");
+    const prices = requestsTo("/point/product-points/calculate").map((request) =>
+      new URL(request.url).searchParams.get("price"),
+    );
+    expect(prices).toEqual(["25.9", "32"]);
   });
 
   it("follows a price attribute set by the theme's script", async () => {

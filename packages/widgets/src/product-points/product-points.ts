@@ -3,6 +3,7 @@ import type { ProductPointsWidgetResponse } from "@loyalty/shared-types";
 import { calculatePoints, widgetConfig, type Endpoint } from "../core/api.js";
 import { define, LoyaltyElement } from "../core/element.js";
 import { ICONS } from "../core/icons.js";
+import { loading, withPoints } from "../core/templates.js";
 import { base, colorVar } from "../core/styles.js";
 import { styles } from "./product-points.styles.js";
 
@@ -46,15 +47,8 @@ export class LoyaltyProductPoints extends LoyaltyElement {
     return [...super.reloadOn, "product", "categories", "price"];
   }
   private data: { response: ProductPointsWidgetResponse; points: number } | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  protected override reload(): void {
-    clearTimeout(this.timer);
-    // The first answer comes at once; later changes wait for the picker to settle, showing the
-    // previous points meanwhile.
-    if (!this.data) super.reload();
-    else this.timer = setTimeout(() => super.reload(), DEBOUNCE_MS);
-  }
+  // Later changes wait for the picker to settle, the previous points shown meanwhile.
+  protected override debounceMs = DEBOUNCE_MS;
 
   protected override async load(endpoint: Endpoint) {
     const price = Number(this.price);
@@ -66,19 +60,14 @@ export class LoyaltyProductPoints extends LoyaltyElement {
     return () => (this.data = { response, points });
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    clearTimeout(this.timer);
-  }
-
   protected override render() {
     const { data, status } = this;
     const language = data?.response.store.language;
-    const { t, number } = this.locale(language);
+    const locale = this.locale(language);
     let content: unknown = nothing;
     let style = "";
     if (status === "loading" && !data) {
-      content = html`<span class="skeleton"></span><span class="sr-only">${t("loading")}</span>`;
+      content = loading(locale);
     } else if (status !== "error" && data) {
       // A failure leaves the reserved line empty: a product page is better without us than
       // with an error message.
@@ -87,19 +76,18 @@ export class LoyaltyProductPoints extends LoyaltyElement {
         colorVar("--_text", config.textColor) +
         colorVar("--_accent", config.accentColor, store.brandingColor);
       if (config.enabled && !(config.hideWhenZero && data.points === 0)) {
-        const [before, after] = config.template.split("{points}", 2);
         content = html`${config.showIcon ? ICONS.points : nothing}<span part="label"
-            >${before}${
-              after === undefined ? nothing : html`<strong>${number(data.points)}</strong>${after}`
-            }</span
+            >${withPoints(config.template, data.points, locale)}</span
           >`;
       }
     }
-    // A polite live region: a screen reader hears the new points when a variant changes them.
+    // A polite live region once the first points are shown: a screen reader hears the new points
+    // when a variant changes them, not every product card of a listing page as it loads.
     return html`<span
       class="root"
       part="base"
-      role="status"
+      lang=${locale.lang}
+      role=${data ? "status" : nothing}
       aria-busy=${status === "loading"}
       .style=${style}
       >${content}</span

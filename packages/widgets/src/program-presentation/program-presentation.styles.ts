@@ -15,8 +15,17 @@ export const styles = css`
     display: grid;
     overflow: hidden;
     background: var(--loyalty-header-background, var(--_bg));
-    color: var(--loyalty-header-text-color, var(--_fg, inherit));
+    color: var(--loyalty-header-text-color, var(--_fg, #fff));
     --_align: center;
+  }
+  /* Without a text colour, white or black, whichever reads on the banner's colour. */
+  @supports (color: oklch(from red l c h)) {
+    .header {
+      color: var(
+        --loyalty-header-text-color,
+        var(--_fg, oklch(from var(--_bg, #000) clamp(0, (0.62 - l) * 1000, 1) 0 0))
+      );
+    }
   }
   /* The merchant's left and right, as they see them, whatever the page's direction. */
   .left {

@@ -223,7 +223,8 @@ describe("<loyalty-program-presentation> banner", () => {
     });
     const element = await mount<Widget>(tag('style="color: rgb(0, 0, 0)"'));
     expect(style(element, '[part="header"]').backgroundColor).toBe("rgb(107, 63, 160)");
-    expect(style(element, '[part="header-text"]').color).toBe("rgb(0, 0, 0)");
+    // No text colour: white reads on the dark branding colour, not the page's black.
+    expect(style(element, '[part="header-text"]').color).toBe("oklch(1 0 0)");
     expect(element.shadowRoot!.querySelector("img")).toBeNull();
     expect(rect(element, '[part="header"]').height).toBe(320);
   });
@@ -535,6 +536,8 @@ describe("<loyalty-program-presentation> sections", () => {
         pointsSpent: 500,
         balance: 120,
         expiresAt: "2026-12-05T10:00:00.000Z",
+        domain: DOMAIN,
+        customerId: CUSTOMER.id,
       },
     ]);
     await expect.poll(() => part(element, '[part="balance"]').textContent).toBe("120 points");

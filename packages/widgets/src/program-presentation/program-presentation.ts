@@ -20,6 +20,7 @@ import type { Locale } from "../core/i18n.js";
 import { ICONS } from "../core/icons.js";
 import { RewardsController, type RewardClaimedDetail } from "../core/rewards.js";
 import { base, colorVar, rewardsStyles } from "../core/styles.js";
+import { isWebUrl, signInLink } from "../core/templates.js";
 import { styles } from "./program-presentation.styles.js";
 
 /** The shared contract's map, restated: importing its value would bundle zod into the page. */
@@ -47,8 +48,6 @@ interface Data {
   historyError?: number;
   more?: "loading" | "failed";
 }
-
-const isWebUrl = (url: string | undefined): url is string => /^https?:\/\//i.test(url ?? "");
 
 interface HtmlSanitizer {
   allowAttribute(name: string): boolean;
@@ -143,6 +142,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
 
   private data: Data | undefined;
   private readonly rewards = new RewardsController(this);
+  private historyReads = 0;
 
   protected override async load(endpoint: Endpoint) {
     const response = await widgetConfig(endpoint, "program-presentation");
@@ -167,36 +167,25 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
     return () => (this.data = data);
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    // A claim here or in another widget of the page (the cart) spends the same balance.
-    addEventListener("loyalty-reward-claimed", this.claimed);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    removeEventListener("loyalty-reward-claimed", this.claimed);
-  }
-
-  private readonly claimed = (event: Event) => {
+  /** A claim here or in another widget of the page: the balance it left, then the history. */
+  protected override claimed({ balance }: RewardClaimedDetail): void {
     const data = this.data;
     if (!data?.history) return;
-    data.history = {
-      ...data.history,
-      balance: (event as CustomEvent<RewardClaimedDetail>).detail.balance,
-    };
-    this.requestUpdate();
+    data.history = { ...data.history, balance };
     void this.readHistory(data);
-  };
+  }
 
   /** Reads the first page again (after a claim), or appends the page at `cursor`. */
   private async readHistory(data: Data, cursor?: string) {
-    if (!data.customer) return;
+    if (!data.customer || (cursor && data.more === "loading")) return;
     if (cursor) data.more = "loading";
     this.requestUpdate();
     const shown = data.history?.transactions.length ?? 0;
+    // A refresh (after a claim) replaces the pages read so far; a page read meanwhile is dropped.
+    const read = ++this.historyReads;
     try {
       const page = await customerHistory(data.endpoint, data.customer, cursor);
+      if (read !== this.historyReads) return;
       data.history =
         cursor && data.history
           ? { ...page, transactions: [...data.history.transactions, ...page.transactions] }
@@ -237,8 +226,9 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
         ? html`<a part=${label} class="button ${name}" href=${url}>${text}</a>`
         : nothing;
     }
-    const id = SECTION[action];
-    return sections[id].enabled
+    // An action this release does not know (added to the API later) shows no button.
+    const id = SECTION[action] as SectionId | undefined;
+    return id && sections[id].enabled
       ? html`<button part=${label} class="button ${name}" @click=${() => this.go(id)}>
           ${text}
         </button>`
@@ -291,11 +281,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
     const { history, historyError } = data;
     if (!data.customer || historyError === 401) {
       return html`<p>${historyError ? t("signInAgain") : section.signedOutText}</p>
-        ${
-          isWebUrl(section.loginUrl)
-            ? html`<a part="sign-in" class="button" href=${section.loginUrl}>${t("signIn")}</a>`
-            : nothing
-        }`;
+        ${signInLink(section.loginUrl, locale)}`;
     }
     if (!history) return html`<p>${t("unavailable")}</p>`;
     const { club, nextClub, transactions, nextCursor } = history;
@@ -355,7 +341,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
           ? html`<button
               part="more-button"
               class="button secondary"
-              ?disabled=${data.more === "loading"}
+              aria-disabled=${data.more === "loading"}
               @click=${() => void this.readHistory(data, nextCursor)}
             >
               ${t("more")}
@@ -371,7 +357,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
     const { t } = locale;
     if (!data || status === "error") {
       // The banner's height is kept from the start: loading, loaded or failed, the page never jumps.
-      return html`<div class="root" aria-busy=${status === "loading"}>
+      return html`<div class="root" lang=${locale.lang} aria-busy=${status === "loading"}>
         <div part="header" class="header placeholder">
           ${
             status === "error"
@@ -393,6 +379,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
     const { rewards, history } = data;
     return html`<div
       class="root"
+      lang=${locale.lang}
       aria-busy=${status === "loading"}
       .style=${
         colorVar("--_accent", store.brandingColor) +

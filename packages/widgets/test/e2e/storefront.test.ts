@@ -18,6 +18,13 @@ it("runs a store's pages on the real server, called from another origin", async 
   expect(new URL(apiBase).origin).not.toBe(location.origin);
   expect(domain).toBe(location.origin);
   expect(balance).toBe(640);
+  // What the store's server renders into the page: never its reference or an API key.
+  expect(Object.keys(identified).sort()).toEqual([
+    "api-base",
+    "customer-hash",
+    "customer-id",
+    "domain",
+  ]);
 
   // Product page: the espresso machine (product 1001) earns 50 points per item.
   const product = await mount(

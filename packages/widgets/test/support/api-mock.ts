@@ -25,7 +25,6 @@ const notFound = () =>
 /** The API as the real server answers a store of `DOMAIN`, with the fixtures as its data. */
 export const defaultHandlers: RequestHandler[] = [
   http.all(`${API}/*`, ({ request }) => {
-    requests.push(request.clone());
     if (new URL(request.url).searchParams.get("domain") !== DOMAIN) return notFound();
   }),
   http.get(`${API}/store/widget/product-points`, () => HttpResponse.json(productPointsResponse())),
@@ -52,6 +51,10 @@ export const defaultHandlers: RequestHandler[] = [
 ];
 
 export const worker = setupWorker(...defaultHandlers);
+// Every request, whichever handler (a test's own included) answers it.
+worker.events.on("request:start", ({ request }) => {
+  if (request.url.startsWith(API)) requests.push(request.clone());
+});
 
 /** Serves the mocked API to this test file; a request nothing answers fails the test. */
 export function useApiMock(): void {

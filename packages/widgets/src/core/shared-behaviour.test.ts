@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { page, userEvent } from "vitest/browser";
+import { claimRewardResponseSchema, type CustomerHistoryResponseV1 } from "@loyalty/shared-types";
+import {
+  API,
+  HttpResponse,
+  http,
+  requestsTo,
+  serve,
+  useApiMock,
+} from "../../test/support/api-mock.js";
+import {
+  CUSTOMER,
+  DOMAIN,
+  history,
+  presentationResponse,
+  rewards,
+} from "../../test/support/fixtures.js";
+import { mount, part, textOf } from "../../test/support/dom.js";
+import { configure } from "./element.js";
+import "../index.js";
+import type { LoyaltyCartWidget, LoyaltyProgramPresentation } from "../index.js";
+
+useApiMock();
+
+const OTHER = { id: "43", hash: "cd".repeat(64) };
+const identified = (customer = CUSTOMER) =>
+  `api-base="${API}" domain="${DOMAIN}" customer-id="${customer.id}" customer-hash="${customer.hash}"`;
+const cartTag = (customer = CUSTOMER) =>
+  `<loyalty-cart-widget ${identified(customer)} items='[{"price":10,"quantity":1}]'></loyalty-cart-widget>`;
+
+/** Claims succeed with a code per reward, the balance (history included) going down from 620. */
+function serveClaims() {
+  let balance = 620;
+  serve(
+    http.get(`${API}/point/user-history/:id`, ({ params }) =>
+      params["id"] === CUSTOMER.id
+        ? HttpResponse.json(history({ balance }))
+        : HttpResponse.json(history({ externalId: Number(params["id"]) })),
+    ),
+    http.post(`${API}/reward/claim/:id`, async ({ request }) => {
+      const { rewardId } = (await request.json()) as { rewardId: number };
+      const reward = rewards.find((candidate) => candidate.id === rewardId)!;
+      balance -= reward.triggerValue;
+      return HttpResponse.json(
+        claimRewardResponseSchema.parse({
+          code: `CODE-${rewardId}`,
+          rewardId,
+          pointsSpent: reward.triggerValue,
+          balance,
+          expiresAt: null,
+          voucher: reward.voucher,
+        }),
+        { status: 201 },
+      );
+    }),
+  );
+}
+
+describe("what the widgets share", () => {
+  it("loads widgets placed before configure() once it is called", async () => {
+    const element = await mount<LoyaltyCartWidget>(
+      `<loyalty-product-points price="12"></loyalty-product-points>`,
+    );
+    expect(textOf(element)).toBe("");
+    configure({ apiBase: API, domain: DOMAIN });
+    await expect.poll(() => textOf(element)).toBe("Earn 12 points with this product");
+    configure({ apiBase: undefined, domain: undefined });
+  });
+
+  it("tells the page's other widgets of the same customer about a claim, and no one else", async () => {
+    serveClaims();
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    const programme = await mount<LoyaltyProgramPresentation>(
+      `<loyalty-program-presentation ${identified()}></loyalty-program-presentation>`,
+    );
+    expect(part(programme, '[part="balance"]').textContent).toBe("620 points");
+
+    await userEvent.click(page.getByRole("button", { name: /^Get my code, €5 off/ }));
+    await expect.poll(() => part(programme, '[part="balance"]').textContent).toBe("120 points");
+    expect(textOf(cart)).toContain("You have 120 points");
+
+    // Another customer's claim (another tab's widget, a script) changes nothing here.
+    window.dispatchEvent(
+      new CustomEvent("loyalty-reward-claimed", {
+        detail: {
+          rewardId: 1,
+          code: "X",
+          pointsSpent: 300,
+          balance: 5,
+          expiresAt: null,
+          domain: DOMAIN,
+          customerId: OTHER.id,
+        },
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(part(programme, '[part="balance"]').textContent).toBe("120 points");
+    expect(textOf(cart)).toContain("You have 120 points");
+  });
+
+  it("never shows one customer's code to the next (a sign-out without a page load)", async () => {
+    serveClaims();
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    await userEvent.click(page.getByRole("button", { name: /^Get my code, Free shipping/ }));
+    await expect.poll(() => cart.shadowRoot!.querySelector("code")?.textContent).toBe("CODE-1");
+
+    cart.setAttribute("customer-id", OTHER.id);
+    cart.setAttribute("customer-hash", OTHER.hash);
+    await cart.updateComplete;
+    await expect.poll(() => textOf(cart)).toContain("You have 620 points");
+    expect(cart.shadowRoot!.querySelector("code")).toBeNull();
+    expect(textOf(cart)).not.toContain("CODE-1");
+  });
+
+  it("keeps the keyboard focus on a claim button the API refused", async () => {
+    serve(
+      http.post(`${API}/reward/claim/:id`, () =>
+        HttpResponse.json({ code: null, reason: "voucher-inactive" }, { status: 404 }),
+      ),
+    );
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    const button = part<HTMLButtonElement>(cart, '[part="claim-button"]');
+    button.focus();
+    await userEvent.keyboard("{Enter}");
+    await expect.poll(() => textOf(cart)).toContain("This reward is no longer available.");
+    expect(cart.shadowRoot!.activeElement).toBe(button);
+  });
+
+  it("copies a code to the clipboard and says so to screen readers", async () => {
+    serveClaims();
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    await userEvent.click(page.getByRole("button", { name: /^Get my code, €5 off/ }));
+    const status = () => part(cart, '.sr-only[role="status"]').textContent;
+    await expect.poll(status).toBe("Your code for €5 off: CODE-2");
+    const copy = part<HTMLButtonElement>(cart, '[part="copy-button"]');
+    expect(cart.shadowRoot!.activeElement).toBe(copy);
+    expect(
+      cart.shadowRoot!.getElementById(copy.getAttribute("aria-describedby")!)!.textContent,
+    ).toBe("CODE-2");
+    await userEvent.click(copy);
+    await expect.poll(() => copy.textContent?.trim()).toBe("Copied");
+    expect(await navigator.clipboard.readText()).toBe("CODE-2");
+    expect(status()).toBe("Copied");
+  });
+});
+
+describe("values a later API may add", () => {
+  it("explains a refusal reason it does not know as a failed claim", async () => {
+    serve(
+      http.post(`${API}/reward/claim/:id`, () =>
+        HttpResponse.json({ code: null, reason: "points-frozen" }, { status: 404 }),
+      ),
+    );
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    await userEvent.click(page.getByRole("button", { name: /^Get my code, €5 off/ }));
+    await expect
+      .poll(() => textOf(cart))
+      .toContain("The reward could not be claimed. Please try again.");
+  });
+
+  it("shows a programme page with a ledger kind and a button action it does not know", async () => {
+    const response = presentationResponse();
+    const config = {
+      ...response.config,
+      header: { ...response.config.header, primaryButtonAction: "scroll-reviews" },
+    };
+    const page1 = history();
+    const newKind: CustomerHistoryResponseV1 = {
+      ...page1,
+      transactions: [
+        { ...page1.transactions[0]!, kind: "birthday_bonus" as "earn" },
+        ...page1.transactions.slice(1),
+      ],
+    };
+    serve(
+      http.get(`${API}/store/widget/program-presentation`, () =>
+        HttpResponse.json({ ...response, config }),
+      ),
+      http.get(`${API}/point/user-history/:id`, () => HttpResponse.json(newKind)),
+    );
+    const programme = await mount<LoyaltyProgramPresentation>(
+      `<loyalty-program-presentation ${identified()}></loyalty-program-presentation>`,
+    );
+    expect(programme.shadowRoot!.querySelector('[part="primary-button"]')).toBeNull();
+    expect(part(programme, '[part="secondary-button"]').textContent?.trim()).toBe("Our rewards");
+    expect(programme.shadowRoot!.querySelectorAll('[part="transaction"]')).toHaveLength(2);
+    // The row of the unknown kind keeps its order and points; the others read as usual.
+    expect(textOf(programme)).toContain("1002");
+    expect(textOf(programme)).toContain("+120 points");
+    expect(textOf(programme)).toContain("Order 1001");
+    expect(requestsTo("/point/user-history/42")).toHaveLength(1);
+  });
+});
