@@ -105,7 +105,7 @@ describe("errorFromResponse: the legacy body (before 2026-08-26)", () => {
     [401, LoyaltyAuthenticationError, "unauthorized"],
     [404, LoyaltyNotFoundError, "not-found"],
     [422, LoyaltyPlatformError, undefined],
-    [429, LoyaltyRateLimitError, undefined],
+    [429, LoyaltyRateLimitError, "rate-limited"],
     [500, LoyaltyApiError, "internal-server-error"],
     [502, LoyaltyPlatformError, "platform-unavailable"],
   ] as const)("%i is a %o, reason %s", (status, Class, reason) => {

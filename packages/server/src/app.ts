@@ -3,6 +3,7 @@ import "./http/express-augment.js";
 import { jsonBody } from "./http/body.js";
 import { corsMiddleware } from "./http/cors.middleware.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
+import { rateLimitMiddleware } from "./http/rate-limit.middleware.js";
 import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
 import { requestId } from "./http/request-id.js";
@@ -19,19 +20,21 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP pipeline: request id, health probes, CORS, the revision of the request, the storefront
- * reads (the hot path: no access log line, no body), then the log line, the body and the other
- * operations, then one error path for everything that fails.
+ * The HTTP pipeline: request id, health probes, CORS, the revision of the request, rate limits,
+ * the storefront reads (the hot path: no access log line, no body), then the log line, the body
+ * and the other operations, then one error path for everything that fails.
  */
 export function createApp(context: AppContext, options: AppOptions = {}): express.Express {
   const { config, pool, clock, logger } = context;
   const app = express();
   app.disable("x-powered-by");
+  if (config.trustProxy !== undefined) app.set("trust proxy", config.trustProxy);
   app.use(requestId);
   app.use(healthRoutes(pool, logger, options.isShuttingDown ?? (() => false)));
   app.use(openApiRoutes(context));
   app.use(corsMiddleware);
   app.use(revisionMiddleware(clock));
+  app.use(rateLimitMiddleware(config.rateLimits));
   for (const router of storefrontRoutes(context)) app.use(router);
   app.use(httpLogger(logger));
   // The back-office reads a body only once the request's token is checked (adminRoute): an

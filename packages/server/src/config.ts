@@ -66,6 +66,13 @@ const environmentSchema = z.object({
   ALLOW_PRIVATE_URLS: booleanText.default(false),
   CLAIM_RECONCILE_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
   ADMIN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  TRUST_PROXY: optionalText,
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  RATE_LIMIT_STOREFRONT: z.coerce.number().int().min(0).max(1_000_000_000).default(600),
+  RATE_LIMIT_CUSTOMER: z.coerce.number().int().min(0).max(1_000_000_000).default(120),
+  RATE_LIMIT_API_KEY: z.coerce.number().int().min(0).max(1_000_000_000).default(12_000),
+  RATE_LIMIT_ADMIN: z.coerce.number().int().min(0).max(1_000_000_000).default(1_200),
+  RATE_LIMIT_ADMIN_LOGIN: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
 });
 
 export interface Config {
@@ -110,6 +117,27 @@ export interface Config {
   claimReconcileAfterMs: number;
   /** Lifetime of a back-office access token. */
   adminTokenTtlSeconds: number;
+  /**
+   * Express's `trust proxy`: which proxies' X-Forwarded-For to believe, so that the rate
+   * limits count clients, not the load balancer. Unset: the connection's address.
+   */
+  trustProxy: boolean | number | string | undefined;
+  /** Requests per window and per client (0: no limit), counted by each API process. */
+  rateLimits: RateLimits;
+}
+
+export interface RateLimits {
+  windowSeconds: number;
+  /** Public storefront operations, per client address. */
+  storefront: number;
+  /** Operations authenticated by the customer hash, per store and customer. */
+  customer: number;
+  /** Orders and refunds, per API key. */
+  apiKey: number;
+  /** The back-office, per access token. */
+  admin: number;
+  /** `POST /admin/token`, per client address: password guessing. */
+  adminLogin: number;
 }
 
 export class ConfigError extends Error {
@@ -178,5 +206,22 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     allowPrivateUrls: env.ALLOW_PRIVATE_URLS,
     claimReconcileAfterMs: env.CLAIM_RECONCILE_AFTER_MS,
     adminTokenTtlSeconds: env.ADMIN_TOKEN_TTL_SECONDS,
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    rateLimits: {
+      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+      storefront: env.RATE_LIMIT_STOREFRONT,
+      customer: env.RATE_LIMIT_CUSTOMER,
+      apiKey: env.RATE_LIMIT_API_KEY,
+      admin: env.RATE_LIMIT_ADMIN,
+      adminLogin: env.RATE_LIMIT_ADMIN_LOGIN,
+    },
   };
+}
+
+/** `true`/`false`, a number of hops, or addresses and subnets (`loopback, 10.0.0.0/8`). */
+function trustProxy(value: string | undefined): Config["trustProxy"] {
+  if (value === undefined) return undefined;
+  if (/^(true|false)$/i.test(value)) return value.toLowerCase() === "true";
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }

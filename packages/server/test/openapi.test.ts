@@ -381,18 +381,28 @@ describe("the document's operations", () => {
     }
   });
 
-  it("document the response headers: revision, X-Request-Id, Deprecation and Sunset", () => {
-    const common = ["Deprecation", "Sunset", "X-Request-Id", "revision"];
+  it("document the response headers: revision, X-Request-Id, Deprecation, Sunset and the rate limit's", () => {
+    const common = [
+      "Deprecation",
+      "Sunset",
+      "X-Request-Id",
+      "revision",
+      "RateLimit",
+      "RateLimit-Policy",
+    ];
     expect(Object.keys(latest.components.headers).sort()).toEqual(
-      [...common, "Idempotent-Replayed"].sort(),
+      [...common, "Idempotent-Replayed", "Retry-After"].sort(),
     );
     for (const [name, definition] of OPERATION_LIST) {
       // Replays answer the operations that take an Idempotency-Key: every POST but the sign-in.
       const replayable = definition.method === "POST" && name !== "createAdminToken";
       const expected = replayable ? [...common, "Idempotent-Replayed"] : common;
-      for (const [status, response] of Object.entries(operationOf(latest, definition).responses)) {
+      const responses = operationOf(latest, definition).responses;
+      // Every operation may be rate-limited, and says when to come back.
+      expect(Object.keys(responses), name).toContain("429");
+      for (const [status, response] of Object.entries(responses)) {
         expect(Object.keys(response.headers ?? {}).sort(), `${name} ${status}`).toEqual(
-          expected.sort(),
+          (status === "429" ? [...expected, "Retry-After"] : expected).sort(),
         );
       }
     }

@@ -27,6 +27,8 @@ export const ERROR_REASONS = {
     title: "The store platform does not expose the needed resource",
   },
   "platform-request-rejected": { status: 422, title: "The store platform refused the operation" },
+  /** Added after the spec's catalogue (a compatible change): a client over its rate limit. */
+  "rate-limited": { status: 429, title: "Too many requests" },
   "internal-server-error": { status: 500, title: "Internal server error" },
   "platform-unavailable": { status: 502, title: "The store platform did not answer" },
 } as const satisfies Record<string, { status: number; title: string }>;

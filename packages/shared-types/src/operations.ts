@@ -57,8 +57,8 @@ export interface OperationDefinition {
   /** Bearer operations: "service" needs a token for the whole service, "store" accepts a
    * token for the store in the path too. */
   scope?: "service" | "store";
-  /** Every reason the operation may answer besides invalid-revision-header,
-   * unknown-api-revision and internal-server-error, which every operation may answer. */
+  /** Every reason the operation may answer besides those of COMMON_ERROR_REASONS, which
+   * every operation may answer. */
   errors: readonly ErrorReason[];
   /** Emitted to the outbox and the store's webhooks. */
   events: readonly EventType[];
@@ -260,9 +260,13 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 
-/** The reasons every operation may answer. */
+/**
+ * The reasons every operation may answer. `rate-limited` (429, with `RateLimit`,
+ * `RateLimit-Policy` and `Retry-After` headers) came after the spec's catalogue.
+ */
 export const COMMON_ERROR_REASONS = [
   "invalid-revision-header",
   "unknown-api-revision",
+  "rate-limited",
   "internal-server-error",
 ] as const satisfies readonly ErrorReason[];

@@ -26,7 +26,8 @@ const SPEC_STATUSES = {
 } as const;
 
 /** The back-office's own: a valid token that is not for this store or operation. */
-const BACK_OFFICE_STATUSES = { forbidden: 403 } as const;
+/** The back-office's, and a client over its rate limit (added after the spec's catalogue). */
+const BACK_OFFICE_STATUSES = { forbidden: 403, "rate-limited": 429 } as const;
 
 describe("ERROR_REASONS", () => {
   it("declares exactly the spec's reasons with the spec's statuses, and the back-office's", () => {

@@ -22,6 +22,7 @@ export const REASON_BY_STATUS: Readonly<Partial<Record<number, ErrorReason>>> = 
   "401": "unauthorized",
   "403": "forbidden",
   "404": "not-found",
+  "429": "rate-limited",
   "500": "internal-server-error",
   "502": "platform-unavailable",
 };
@@ -43,6 +44,7 @@ export type ErrorReason =
   | "platform-credentials-rejected"
   | "platform-resource-not-found"
   | "platform-request-rejected"
+  | "rate-limited"
   | "internal-server-error"
   | "platform-unavailable";
 

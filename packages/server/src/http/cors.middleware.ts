@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { normalizeDomain, OPERATIONS } from "@loyalty/shared-types";
+import { operationFinder } from "./operation-lookup.js";
 
 /** What the widgets send besides the CORS-safelisted headers. */
 const ALLOWED_HEADERS = "content-type, revision, idempotency-key, x-request-id";
@@ -9,31 +10,14 @@ const EXPOSED_HEADERS =
 /** Chromium caches a preflight at most two hours; Firefox a day. */
 const PREFLIGHT_MAX_AGE = "7200";
 
-type BrowserAuth = "public" | "hmac";
-
 /**
- * The operations a storefront page may call, by method and path, from the operations registry:
- * the public ones and those authenticated by the customer hash. Orders, refunds and the
- * back-office take keys and tokens that never belong in a browser: no CORS for them.
+ * The operations a storefront page may call: the public ones and those authenticated by the
+ * customer hash. Orders, refunds and the back-office take keys and tokens that never belong in
+ * a browser: no CORS for them.
  */
-const exact = new Map<string, BrowserAuth>();
-const templated: { method: string; pattern: RegExp; auth: BrowserAuth }[] = [];
-for (const { method, path, auth } of Object.values(OPERATIONS)) {
-  if (auth !== "public" && auth !== "hmac") continue;
-  if (path.includes("{")) {
-    const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
-    templated.push({ method, pattern, auth });
-  } else {
-    exact.set(`${method} ${path}`, auth);
-  }
-}
-
-function browserAuth(method: string, path: string): BrowserAuth | undefined {
-  return (
-    exact.get(`${method} ${path}`) ??
-    templated.find((operation) => operation.method === method && operation.pattern.test(path))?.auth
-  );
-}
+const browserOperation = operationFinder(
+  Object.values(OPERATIONS).filter(({ auth }) => auth === "public" || auth === "hmac"),
+);
 
 /**
  * CORS for the storefront widgets.
@@ -47,7 +31,7 @@ function browserAuth(method: string, path: string): BrowserAuth | undefined {
  */
 export const corsMiddleware: RequestHandler = (req, res, next) => {
   const requested = req.method === "OPTIONS" && req.get("access-control-request-method");
-  const auth = browserAuth(requested || req.method, req.path);
+  const auth = browserOperation(requested || req.method, req.path)?.auth;
   if (auth === undefined) {
     if (requested) {
       res.status(204).end();

@@ -29,6 +29,7 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   honoursIdempotencyKey,
 } from "../http/idempotency.middleware.js";
+import { rateLimitedDetail } from "../http/rate-limit.middleware.js";
 import { describeIssues, toValidationIssues } from "../http/validate.js";
 
 /*
@@ -307,11 +308,29 @@ function responseHeaders(revision: ApiRevision): Record<string, JsonSchema> {
       description: `\`true\` when the response is the one kept for the request's ${IDEMPOTENCY_KEY_HEADER}, answered again; absent otherwise.`,
       schema: { type: "string", enum: ["true"] },
     },
+    "RateLimit-Policy": {
+      description:
+        "The rate limit of the operation (draft-ietf-httpapi-ratelimit-headers): its name, its quota `q` per window of `w` seconds, and `pk`, a digest of what is counted (the address for public operations, the customer for the customer-hash ones, the API key, the access token). Absent when the operator turned the limit off.",
+      schema: { type: "string" },
+      example: '"storefront"; q=600; w=60; pk=:MTJjYTE3YjQ5YWYy:',
+    },
+    RateLimit: {
+      description: "What is left of the limit: `r` more requests within `t` seconds.",
+      schema: { type: "string" },
+      example: '"storefront"; r=599; t=60',
+    },
+    "Retry-After": {
+      description: "On 429: the seconds to wait before the limit allows a request again.",
+      schema: { type: "integer", minimum: 0 },
+      example: 42,
+    },
   };
 }
 
 const RESPONSE_HEADERS = Object.fromEntries(
-  ["revision", "X-Request-Id", "Deprecation", "Sunset"].map((name) => [name, headerRef(name)]),
+  ["revision", "X-Request-Id", "Deprecation", "Sunset", "RateLimit-Policy", "RateLimit"].map(
+    (name) => [name, headerRef(name)],
+  ),
 );
 
 const responseHeadersOf = (operation: OperationDefinition) =>
@@ -433,6 +452,14 @@ function exampleDetail(
       return "The store's platform does not expose the resource needed.";
     case "platform-request-rejected":
       return "The store's platform refused to create the discount code.";
+    case "rate-limited":
+      return rateLimitedDetail(
+        { basic: "API key", hmac: "customer", bearer: "access token", public: "address" }[
+          operation.auth
+        ],
+        600,
+        60,
+      );
     case "internal-server-error":
       return "The request could not be completed.";
     case "platform-unavailable":
@@ -646,7 +673,10 @@ function errorResponses(
     }
     responses[String(status)] = {
       description: `${STATUS_CODES[status] ?? "Error"}:\n${lines.join("\n")}`,
-      headers: responseHeadersOf(operation),
+      headers:
+        status === 429
+          ? { ...responseHeadersOf(operation), "Retry-After": headerRef("Retry-After") }
+          : responseHeadersOf(operation),
       content,
     };
   }

@@ -57,6 +57,12 @@ export async function startTestApp(
     LOYALTY_MASTER_KEY: TEST_MASTER_KEY,
     LOG_LEVEL: "info",
     WORKER_HEARTBEAT_MS: "200",
+    // Tests send bursts no client would; test/rate-limit.test.ts sets the limits it checks.
+    RATE_LIMIT_STOREFRONT: "0",
+    RATE_LIMIT_CUSTOMER: "0",
+    RATE_LIMIT_API_KEY: "0",
+    RATE_LIMIT_ADMIN: "0",
+    RATE_LIMIT_ADMIN_LOGIN: "0",
     ...options.env,
   });
   const logs: string[] = [];

@@ -1,0 +1,23 @@
+/**
+ * Finds the operation of a registry a request is for, from its method and path, before any
+ * router ran: what the CORS and rate-limit middlewares decide by. Paths without parameters are
+ * one map look-up; the few templated ones (`/point/user-history/{externalId}`) a pattern each.
+ */
+export function operationFinder<T extends { method: string; path: string }>(
+  operations: Iterable<T>,
+): (method: string, path: string) => T | undefined {
+  const exact = new Map<string, T>();
+  const templated: { method: string; pattern: RegExp; operation: T }[] = [];
+  for (const operation of operations) {
+    const { method, path } = operation;
+    if (path.includes("{")) {
+      const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+      templated.push({ method, pattern, operation });
+    } else {
+      exact.set(`${method} ${path}`, operation);
+    }
+  }
+  return (method, path) =>
+    exact.get(`${method} ${path}`) ??
+    templated.find((entry) => entry.method === method && entry.pattern.test(path))?.operation;
+}

@@ -1,0 +1,125 @@
+import { problemSchema } from "@loyalty/shared-types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./support/app.js";
+import { customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
+
+const DOMAIN = "https://limited.example";
+let app: TestApp;
+let history: (id: number) => string;
+let authorization: string;
+
+beforeAll(async () => {
+  app = await startTestApp({
+    env: {
+      RATE_LIMIT_WINDOW_SECONDS: "60",
+      RATE_LIMIT_STOREFRONT: "5",
+      RATE_LIMIT_CUSTOMER: "3",
+      RATE_LIMIT_API_KEY: "4",
+      RATE_LIMIT_ADMIN_LOGIN: "2",
+      RATE_LIMIT_ADMIN: "0",
+    },
+  });
+  const { store, key, authorization: basic } = await storeWithKey(app, DOMAIN);
+  authorization = basic;
+  for (const id of [1, 2]) await customerWithPoints(app.context.pool, store.id, id, 10);
+  history = (id) =>
+    `${app.baseUrl}/point/user-history/${id}?hash=${hashFor(store.reference, key, id)}&domain=${encodeURIComponent(DOMAIN)}`;
+});
+
+afterAll(() => app.close());
+
+const widgetUrl = () => `${app.baseUrl}/store/widget/cart?domain=${encodeURIComponent(DOMAIN)}`;
+
+describe("rate limits", () => {
+  it("counts the storefront reads per address, with the IETF headers, and refuses with a 429 problem", async () => {
+    const answers = [];
+    for (let i = 0; i < 6; i++)
+      answers.push(await fetch(widgetUrl(), { headers: { revision: "2026-08-26" } }));
+    expect(answers.slice(0, 5).map((response) => response.status)).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
+    // draft-ietf-httpapi-ratelimit-headers-08: the quota, the window, and a digest of the key.
+    expect(answers[0]!.headers.get("ratelimit-policy")).toMatch(
+      /^"storefront"; q=5; w=60; pk=:[\w+/=-]+:$/,
+    );
+    expect(answers[0]!.headers.get("ratelimit")).toMatch(/^"storefront"; r=4; t=\d+$/);
+    expect(answers[4]!.headers.get("ratelimit")).toMatch(/^"storefront"; r=0; t=\d+/);
+
+    const refused = answers[5]!;
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+    // The widgets can read it: the CORS header is on the refusal too.
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    const problem = problemSchema.parse(await refused.json());
+    expect(problem.type).toBe("https://loyalty.dev/problems/rate-limited");
+    expect(problem.status).toBe(429);
+    expect(problem.detail).toBe(
+      "Too many requests for this address: at most 5 every 60 seconds. Retry after the seconds Retry-After gives.",
+    );
+  });
+
+  it("answers the legacy format to a request without a revision", async () => {
+    const refused = await fetch(widgetUrl());
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      statusCode: 429,
+      error: "Too Many Requests",
+      message:
+        "Too many requests for this address: at most 5 every 60 seconds. Retry after the seconds Retry-After gives.",
+    });
+  });
+
+  it("counts the customer-hash operations per customer, so one customer's limit spares another", async () => {
+    const first = [];
+    for (let i = 0; i < 4; i++) first.push((await fetch(history(1))).status);
+    expect(first).toEqual([200, 200, 200, 429]);
+    expect((await fetch(history(2))).status).toBe(200);
+  });
+
+  it("counts orders per API key, and a refused registration stores nothing", async () => {
+    const register = (id: number) =>
+      fetch(`${app.baseUrl}/api/order/register`, {
+        method: "POST",
+        headers: { authorization, "content-type": "application/json", revision: "2026-08-26" },
+        body: JSON.stringify({
+          externalId: id,
+          customer: { externalId: 7, email: "seven@example.com" },
+          currency: "EUR",
+          orderedAt: "2026-11-20T10:00:00Z",
+          lines: [{ lineId: "1", productId: 1, quantity: 1, unitPrice: 10, totalPaid: 10 }],
+        }),
+      });
+    const statuses = [];
+    for (let id = 100; id < 105; id++) statuses.push((await register(id)).status);
+    expect(statuses).toEqual([201, 201, 201, 201, 429]);
+    const { rows } = await app.context.pool.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM orders WHERE external_id = '104'",
+    );
+    expect(rows[0]!.count).toBe(0);
+  });
+
+  it("slows password guessing on the back-office sign-in", async () => {
+    const attempt = () =>
+      fetch(`${app.baseUrl}/admin/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json", revision: "2026-08-26" },
+        body: JSON.stringify({ email: "nobody@example.com", password: "wrong password" }),
+      });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await attempt()).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it("leaves the health probes and the preflights alone", async () => {
+    for (let i = 0; i < 10; i++) {
+      expect((await fetch(`${app.baseUrl}/healthz`)).status).toBe(200);
+    }
+    const preflight = await fetch(widgetUrl(), {
+      method: "OPTIONS",
+      headers: { origin: "https://limited.example", "access-control-request-method": "GET" },
+    });
+    expect(preflight.status).toBe(204);
+  });
+});
