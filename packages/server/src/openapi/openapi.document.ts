@@ -310,14 +310,15 @@ function responseHeaders(revision: ApiRevision): Record<string, JsonSchema> {
     },
     "RateLimit-Policy": {
       description:
-        "The rate limit of the operation (draft-ietf-httpapi-ratelimit-headers): its name, its quota `q` per window of `w` seconds, and `pk`, a digest of what is counted (the address for public operations, the customer for the customer-hash ones, the API key, the access token). Absent when the operator turned the limit off.",
+        "The rate limit of the operation (draft-ietf-httpapi-ratelimit-headers-07): its quota per window of `w` seconds, counted per address for public operations, per customer for the customer-hash ones, per API key, per access token. Absent when the operator turned the limit off.",
       schema: { type: "string" },
-      example: '"storefront"; q=600; w=60; pk=:MTJjYTE3YjQ5YWYy:',
+      example: "600;w=60",
     },
     RateLimit: {
-      description: "What is left of the limit: `r` more requests within `t` seconds.",
+      description:
+        "The limit, the requests `remaining`, and the seconds until the window `reset`s.",
       schema: { type: "string" },
-      example: '"storefront"; r=599; t=60',
+      example: "limit=600, remaining=599, reset=60",
     },
     "Retry-After": {
       description: "On 429: the seconds to wait before the limit allows a request again.",
