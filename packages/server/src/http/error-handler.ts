@@ -1,14 +1,18 @@
 import { STATUS_CODES } from "node:http";
 import {
+  ADMIN_OPERATIONS,
   ERROR_REASONS,
+  OPERATIONS,
   PROBLEM_CONTENT_TYPE,
   usesProblemDetails,
   type LegacyError,
+  type OperationDefinition,
   type Problem,
 } from "@loyalty/shared-types";
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "pino";
 import { AppError } from "./app-error.js";
+import { operationFinder } from "./operation-lookup.js";
 
 interface BodyParserError extends Error {
   type?: string;
@@ -16,8 +20,26 @@ interface BodyParserError extends Error {
   limit?: number;
 }
 
+const operationAt = operationFinder<OperationDefinition>([
+  ...Object.values(OPERATIONS),
+  ...Object.values(ADMIN_OPERATIONS),
+]);
+
+/**
+ * A path parameter the router cannot decode, answered as the operation answers any malformed
+ * one, within its catalogue: the customer operations refuse the credentials (unauthorized: the
+ * history may answer nothing else), the back-office names no such resource (not-found), and
+ * elsewhere it is validation-failed.
+ */
+function malformedPath(req: Request): AppError {
+  const auth = operationAt(req.method === "HEAD" ? "GET" : req.method, req.path)?.auth;
+  const reason =
+    auth === "hmac" ? "unauthorized" : auth === "bearer" ? "not-found" : "validation-failed";
+  return new AppError(reason, "The request path is not valid percent-encoding.");
+}
+
 /** Turns what the body parser throws into the spec's reasons (413 is not in the contract). */
-function fromBodyParser(error: BodyParserError): AppError | undefined {
+function fromBodyParser(error: BodyParserError, req: Request): AppError | undefined {
   switch (error.type) {
     case "entity.parse.failed":
       return new AppError("validation-failed", "The request body is not valid JSON.", [
@@ -41,9 +63,7 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
       return new AppError("validation-failed", error.message);
     default:
       // The router cannot decode a path parameter whose percent-encoding is broken.
-      if (error instanceof URIError && error.status === 400) {
-        return new AppError("validation-failed", "The request path is not valid percent-encoding.");
-      }
+      if (error instanceof URIError && error.status === 400) return malformedPath(req);
       return undefined;
   }
 }
@@ -67,7 +87,7 @@ export function errorHandler(problemBaseUri: string, logger: Logger): ErrorReque
     const appError =
       error instanceof AppError
         ? error
-        : (fromBodyParser(error as BodyParserError) ??
+        : (fromBodyParser(error as BodyParserError, req) ??
           new AppError("internal-server-error", "The request could not be completed.", undefined, {
             cause: error,
           }));
