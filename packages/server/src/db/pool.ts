@@ -23,6 +23,14 @@ export async function withTransaction<T>(
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client has no 'error' listener of the pool's: the connection dropping between
+  // two queries (the database restarting) would be an uncaught exception, ending the process.
+  // The transaction's next query fails with it instead, and the client is discarded.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -32,6 +40,7 @@ export async function withTransaction<T>(
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   } finally {
-    client.release();
+    client.removeListener("error", onError);
+    client.release(broken);
   }
 }

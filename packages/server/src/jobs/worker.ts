@@ -33,12 +33,51 @@ function isAlive(pid: number): boolean {
 }
 
 /**
+ * graphile-worker 0.17.3's local queue, shut down while the database is away, can leave
+ * promises rejected with no one to handle them: its completion (when its release failed), and
+ * the return of its jobs to the queue (when it refused to track it, being released already).
+ * An unhandled rejection ends a Node process: the API's, with its workers in it. Those
+ * failures are logged by the queue, its jobs are freed by the heartbeat, and its pool is
+ * replaced; here they are only marked handled. The internals touched are checked first.
+ */
+function guardLocalQueue(localQueue: unknown): void {
+  const queue = localQueue as {
+    _finPromise?: unknown;
+    background?: (promise: Promise<unknown>) => void;
+  };
+  if (queue._finPromise instanceof Promise) queue._finPromise.catch(() => {});
+  const background = queue.background;
+  if (typeof background !== "function") return;
+  queue.background = function (this: unknown, promise: Promise<unknown>) {
+    try {
+      background.call(this, promise);
+    } catch (error) {
+      promise.catch(() => {});
+      throw error;
+    }
+  };
+}
+
+/** A pool of the job queue's workers, as started by `run`. */
+interface RunningPool {
+  runner: Runner;
+  poolId: string;
+}
+
+/**
  * Starts the job workers: inside the API process by default, or alone (`loyalty worker`) for
  * operators who scale them apart. Any number of them may run against one database.
  *
  * A worker killed without warning (SIGKILL, a lost machine) leaves its jobs locked, and the
  * queue only unlocks them after four hours. So every worker beats a heartbeat, and unlocks
  * the jobs of workers silent for six beats, or of dead processes on its own machine.
+ *
+ * The job queue shuts its pool down for good when it cannot record a job's outcome (the
+ * database restarting is enough), and says so only in its log: the process would go on
+ * serving, and beating, with nothing processing jobs. So a pool that shuts down without being
+ * asked is replaced by a new one, started again with backoff while the database is away. The
+ * jobs the old pool still held are freed by the next heartbeat (a pool of this very process
+ * that is not the running one).
  */
 export async function startWorkers(
   context: AppContext,
@@ -47,47 +86,107 @@ export async function startWorkers(
 ): Promise<Workers> {
   const { config, pool } = context;
   const logger = context.logger.child({ component: "worker" });
-  const events: WorkerEvents = new EventEmitter();
-  let poolId: string | undefined;
-  events.on("pool:create", ({ workerPool }) => {
-    poolId = workerPool.id;
-  });
-  const runner: Runner = await run({
-    connectionString: databaseUrl,
-    concurrency: config.workerConcurrency,
-    maxPoolSize: config.workerConcurrency + 2,
-    noHandleSignals: true,
-    pollInterval: 2_000,
-    taskList,
-    // Once a minute, on one worker of all those running (the queue keeps the schedule); the
-    // named queue runs one at a time, so a slow run is never overlapped by the next. Expired
-    // idempotency keys are deleted every ten minutes, so that each run has little to delete.
-    crontab: [
-      "* * * * * reconcile-claims ?max=1&queue=claims-reconciliation",
-      "*/10 * * * * expire-idempotency-keys ?max=1",
-    ].join("\n"),
-    events,
-    logger: workerLogger(context.logger),
-    preset: {
-      worker: {
-        // Under load, fetch and complete jobs by the hundred rather than one query each: an
-        // order's job is often a no-op once another job has credited it in a batch. Jobs held
-        // in a local queue or awaiting completion may run again after a crash: every task is
-        // idempotent.
-        localQueue: { size: LOCAL_QUEUE_SIZE },
-        completeJobBatchDelay: 5,
-        failJobBatchDelay: 5,
+  const hostname = pidScope();
+  /** The running pool; undefined while a failed one is being replaced. */
+  let current: RunningPool | undefined;
+  let stopping = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  let restarting: Promise<void> = Promise.resolve();
+
+  const launch = async (): Promise<void> => {
+    const events: WorkerEvents = new EventEmitter();
+    let poolId: string | undefined;
+    /** The pool once `run` returned it; a shutdown before that is remembered until then. */
+    const state: { started?: RunningPool; endedEarly?: unknown } = {};
+    const ended = (reason: unknown) => {
+      if (state.started) lost(state.started, reason);
+      else state.endedEarly ??= reason;
+    };
+    events.on("pool:create", ({ workerPool }) => {
+      poolId = workerPool.id;
+    });
+    events.on("localQueue:init", ({ localQueue }) => guardLocalQueue(localQueue));
+    events.on("pool:gracefulShutdown", ({ message }) => ended(message));
+    const runner: Runner = await run({
+      connectionString: databaseUrl,
+      concurrency: config.workerConcurrency,
+      maxPoolSize: config.workerConcurrency + 2,
+      noHandleSignals: true,
+      pollInterval: 2_000,
+      taskList,
+      // Once a minute, on one worker of all those running (the queue keeps the schedule); the
+      // named queue runs one at a time, so a slow run is never overlapped by the next. Expired
+      // idempotency keys are deleted every ten minutes, so that each run has little to delete.
+      crontab: [
+        "* * * * * reconcile-claims ?max=1&queue=claims-reconciliation",
+        "*/10 * * * * expire-idempotency-keys ?max=1",
+      ].join("\n"),
+      events,
+      logger: workerLogger(context.logger),
+      preset: {
+        worker: {
+          // Under load, fetch and complete jobs by the hundred rather than one query each: an
+          // order's job is often a no-op once another job has credited it in a batch. Jobs held
+          // in a local queue or awaiting completion may run again after a crash: every task is
+          // idempotent.
+          localQueue: { size: LOCAL_QUEUE_SIZE },
+          completeJobBatchDelay: 5,
+          failJobBatchDelay: 5,
+        },
       },
-    },
-  });
-  if (!poolId) throw new Error("the job queue did not report its worker pool");
-  const self = { poolId, hostname: pidScope(), pid: process.pid };
+    });
+    if (!poolId) {
+      await runner.stop().catch(() => {});
+      throw new Error("the job queue did not report its worker pool");
+    }
+    const started = { runner, poolId };
+    state.started = started;
+    current = started;
+    void runner.promise.then(
+      () => ended("the worker pool ended"),
+      (error: unknown) => ended(error),
+    );
+    if (state.endedEarly !== undefined) lost(started, state.endedEarly);
+  };
+
+  /** A pool that shuts down unasked: forgotten (it finishes on its own) and replaced. */
+  const lost = (failed: RunningPool, reason: unknown) => {
+    if (stopping || current !== failed) return;
+    current = undefined;
+    logger.error(
+      { reason: reason instanceof Error ? reason.message : reason, poolId: failed.poolId },
+      "the job workers stopped without being asked: starting them again",
+    );
+    restarting = replace();
+  };
+  const replace = async () => {
+    for (let attempt = 0; !stopping; attempt++) {
+      const delay = Math.min(30_000, 250 * 2 ** attempt);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        retryTimer = setTimeout(resolve, delay);
+      });
+      if (stopping) return;
+      try {
+        await launch();
+        logger.info({ poolId: current?.poolId }, "workers started again");
+        void heartbeat();
+        return;
+      } catch (error) {
+        logger.error({ err: error, retryInMs: delay }, "the job workers could not start again");
+      }
+    }
+  };
 
   const beat = async () => {
+    // Without a running pool there is nothing to vouch for.
+    const poolId = current?.poolId;
+    if (!poolId) return;
     await pool.query(
       `INSERT INTO worker_heartbeats (pool_id, hostname, pid) VALUES ($1, $2, $3)
        ON CONFLICT (pool_id) DO UPDATE SET seen_at = now()`,
-      [self.poolId, self.hostname, self.pid],
+      [poolId, hostname, process.pid],
     );
     const { rows } = await pool.query<{
       pool_id: string;
@@ -97,13 +196,13 @@ export async function startWorkers(
     }>(
       `SELECT pool_id, hostname, pid, seen_at < now() - $2 * interval '1 millisecond' AS silent
        FROM worker_heartbeats WHERE pool_id <> $1`,
-      [self.poolId, config.workerHeartbeatMs * 6],
+      [poolId, config.workerHeartbeatMs * 6],
     );
     const dead = rows
       .filter(
         (row) =>
           row.silent ||
-          (row.hostname === self.hostname && (row.pid === self.pid || !isAlive(row.pid))),
+          (row.hostname === hostname && (row.pid === process.pid || !isAlive(row.pid))),
       )
       .map((row) => row.pool_id);
     if (dead.length === 0) return;
@@ -116,21 +215,34 @@ export async function startWorkers(
   };
   const heartbeat = () =>
     beat().catch((error: unknown) => logger.error({ err: error }, "worker heartbeat failed"));
+
+  await launch();
   await heartbeat();
   const timer = setInterval(() => void heartbeat(), config.workerHeartbeatMs);
+  logger.info(
+    { concurrency: config.workerConcurrency, poolId: current?.poolId },
+    "workers started",
+  );
 
-  runner.promise.catch((error: unknown) => logger.error({ err: error }, "workers stopped"));
-  logger.info({ concurrency: config.workerConcurrency, poolId }, "workers started");
-
-  let stopping: Promise<void> | undefined;
   const stop = async () => {
+    stopping = true;
     clearInterval(timer);
-    await runner.stop();
+    clearTimeout(retryTimer);
+    wake?.();
+    await restarting;
+    const last = current;
+    current = undefined;
+    if (!last) return;
+    // It may have ended on its own meanwhile: there is nothing left to stop then.
+    await last.runner.stop().catch((error: unknown) => {
+      logger.warn({ err: error }, "the job workers had already stopped");
+    });
     await pool
-      .query(`DELETE FROM worker_heartbeats WHERE pool_id = $1`, [self.poolId])
+      .query(`DELETE FROM worker_heartbeats WHERE pool_id = $1`, [last.poolId])
       .catch(() => {});
   };
+  let stopped: Promise<void> | undefined;
   return {
-    stop: () => (stopping ??= stop()),
+    stop: () => (stopped ??= stop()),
   };
 }
