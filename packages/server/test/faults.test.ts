@@ -2,14 +2,11 @@ import { performance } from "node:perf_hooks";
 import { problemSchema } from "@loyalty/shared-types";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startThrowawayPostgres, type ThrowawayPostgres } from "../src/db/embedded.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/http/logger.js";
 import { eventually, startTestApp, type TestApp } from "./support/app.js";
 import { addRule, storeWithKey } from "./support/fixtures.js";
-import {
-  startRestartablePostgres,
-  type RestartablePostgres,
-} from "./support/restartable-postgres.js";
 import { startWorkerProcess, type WorkerProcess } from "./support/worker-process.js";
 
 /**
@@ -304,10 +301,10 @@ describe("PostgreSQL restarted under load", () => {
   /** What the issue allows a request during an outage; requests are abandoned a second later. */
   const LONGEST_MS = 5_000;
 
-  let postgres: RestartablePostgres;
+  let postgres: ThrowawayPostgres;
   let app: TestApp;
   beforeAll(async () => {
-    postgres = await startRestartablePostgres("loyalty-faults-pg");
+    postgres = await startThrowawayPostgres("loyalty-faults-pg");
     await migrate(postgres.url, createLogger("silent"));
     // As the server runs by default: job workers in the API process.
     app = await startTestApp({
@@ -319,7 +316,7 @@ describe("PostgreSQL restarted under load", () => {
     try {
       await app?.close();
     } finally {
-      await postgres?.destroy();
+      await postgres?.stop();
     }
   });
 
@@ -390,11 +387,11 @@ describe("PostgreSQL restarted under load", () => {
 
     await sleep(2_000);
     const stopping = performance.now();
-    await postgres.stop();
+    await postgres.halt();
     const down = performance.now();
     await sleep(2_500);
     const restarting = performance.now();
-    await postgres.start();
+    await postgres.resume();
     const up = performance.now();
     // Recovered by itself: registrations succeed again, the app untouched.
     const recovered = await eventually(

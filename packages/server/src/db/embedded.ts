@@ -227,33 +227,58 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A PostgreSQL started by startThrowawayPostgres. */
+export interface ThrowawayPostgres {
+  url: string;
+  /** Stops it and deletes its files. */
+  stop(): Promise<void>;
+  /** Fast shutdown that keeps its files: the database going away under a running app. */
+  halt(): Promise<void>;
+  /** Starts it again after halt(), on the same port and data. */
+  resume(): Promise<void>;
+}
+
 /**
  * A PostgreSQL of its own in a temporary directory, for a test run or a benchmark on a machine
- * without DATABASE_URL: started on a free port, deleted with its files when stopped.
+ * without DATABASE_URL: started on a free port, deleted with its files when stopped. The fault
+ * tests halt and resume it.
  */
-export async function startThrowawayPostgres(
-  name: string,
-): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startThrowawayPostgres(name: string): Promise<ThrowawayPostgres> {
   const directory = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
   const port = await freePort();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const cluster = new EmbeddedPostgres({
+    // The directory itself: it is handed to the postgres user when this runs as root.
     databaseDir: directory,
     port,
     user: "postgres",
     password: "postgres",
-    persistent: false,
+    // Kept across halt(); stop() deletes the directory itself.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
     onLog: () => {},
     onError: () => {},
   });
   await cluster.initialise();
   await cluster.start();
+  let running = true;
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
-      await cluster.stop();
+      if (running) await cluster.stop();
+      running = false;
       await rm(directory, { recursive: true, force: true });
+    },
+    halt: async () => {
+      if (!running) return;
+      running = false;
+      await cluster.stop();
+    },
+    resume: async () => {
+      if (running) return;
+      await cluster.start();
+      running = true;
     },
   };
 }

@@ -1,29 +1,21 @@
 import { STATUS_CODES } from "node:http";
 import {
-  ADMIN_OPERATIONS,
   ERROR_REASONS,
-  OPERATIONS,
   PROBLEM_CONTENT_TYPE,
   usesProblemDetails,
   type LegacyError,
-  type OperationDefinition,
   type Problem,
 } from "@loyalty/shared-types";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "pino";
 import { AppError } from "./app-error.js";
-import { operationFinder } from "./operation-lookup.js";
+import { findOperation } from "./operation-lookup.js";
 
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
 }
-
-const operationAt = operationFinder<OperationDefinition>([
-  ...Object.values(OPERATIONS),
-  ...Object.values(ADMIN_OPERATIONS),
-]);
 
 /**
  * A path parameter the router cannot decode, answered as the operation answers any malformed
@@ -32,7 +24,7 @@ const operationAt = operationFinder<OperationDefinition>([
  * elsewhere it is validation-failed.
  */
 function malformedPath(req: Request): AppError {
-  const auth = operationAt(req.method === "HEAD" ? "GET" : req.method, req.path)?.auth;
+  const auth = findOperation(req.method === "HEAD" ? "GET" : req.method, req.path)?.auth;
   const reason =
     auth === "hmac" ? "unauthorized" : auth === "bearer" ? "not-found" : "validation-failed";
   return new AppError(reason, "The request path is not valid percent-encoding.");

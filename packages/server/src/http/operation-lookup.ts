@@ -1,3 +1,5 @@
+import { ADMIN_OPERATIONS, OPERATIONS } from "@loyalty/shared-types";
+
 /**
  * Finds the operation of a registry a request is for, from its method and path, before any
  * router ran: what the CORS and rate-limit middlewares decide by. Paths without parameters are
@@ -21,3 +23,9 @@ export function operationFinder<T extends { method: string; path: string }>(
     exact.get(`${method} ${path}`) ??
     templated.find((entry) => entry.method === method && entry.pattern.test(path))?.operation;
 }
+
+/** The operation of the API or the back-office a request is for. */
+export const findOperation = operationFinder([
+  ...Object.values(OPERATIONS),
+  ...Object.values(ADMIN_OPERATIONS),
+]);

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
-import { ADMIN_OPERATIONS, normalizeDomain, OPERATIONS } from "@loyalty/shared-types";
+import { ADMIN_OPERATIONS, normalizeDomain } from "@loyalty/shared-types";
 import type { RateLimits } from "../config.js";
 import { AppError } from "./app-error.js";
-import { operationFinder } from "./operation-lookup.js";
+import { findOperation } from "./operation-lookup.js";
 
 type Policy = "storefront" | "customer" | "api-key" | "admin" | "admin-login";
 
@@ -20,11 +20,6 @@ const SUBJECT: Record<Policy, string> = {
 export function rateLimitedDetail(subject: string, limit: number, windowSeconds: number): string {
   return `Too many requests for this ${subject}: at most ${limit} every ${windowSeconds} seconds. Retry after the seconds Retry-After gives.`;
 }
-
-const findOperation = operationFinder([
-  ...Object.values(OPERATIONS),
-  ...Object.values(ADMIN_OPERATIONS),
-]);
 
 function policyOf(method: string, path: string): Policy | undefined {
   const operation = findOperation(method, path);
