@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { readlinkSync } from "node:fs";
 import os from "node:os";
+import pg from "pg";
 import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
 import type { AppContext } from "../runtime.js";
 import { workerLogger } from "./queue.js";
@@ -93,6 +94,20 @@ export async function startWorkers(
   let retryTimer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
   let restarting: Promise<void> = Promise.resolve();
+  // One connection pool for every runner of this process. The job queue checks clients out
+  // between its queries with no 'error' listener of its own: the database going away in that
+  // moment would be an uncaught exception, ending the process. A listener on every client makes
+  // it only the failed query it also is.
+  const pgPool = new pg.Pool({
+    connectionString: databaseUrl,
+    // Twice what one runner uses: a replaced runner that hangs may hold its share a while.
+    max: 2 * (config.workerConcurrency + 2),
+    application_name: "loyalty-worker",
+  });
+  const connectionLost = (error: Error) =>
+    logger.warn({ err: error }, "a job queue connection was lost");
+  pgPool.on("error", connectionLost);
+  pgPool.on("connect", (client) => client.on("error", connectionLost));
 
   const launch = async (): Promise<void> => {
     const events: WorkerEvents = new EventEmitter();
@@ -109,9 +124,8 @@ export async function startWorkers(
     events.on("localQueue:init", ({ localQueue }) => guardLocalQueue(localQueue));
     events.on("pool:gracefulShutdown", ({ message }) => ended(message));
     const runner: Runner = await run({
-      connectionString: databaseUrl,
+      pgPool,
       concurrency: config.workerConcurrency,
-      maxPoolSize: config.workerConcurrency + 2,
       noHandleSignals: true,
       pollInterval: 2_000,
       taskList,
@@ -232,14 +246,16 @@ export async function startWorkers(
     await restarting;
     const last = current;
     current = undefined;
-    if (!last) return;
-    // It may have ended on its own meanwhile: there is nothing left to stop then.
-    await last.runner.stop().catch((error: unknown) => {
-      logger.warn({ err: error }, "the job workers had already stopped");
-    });
-    await pool
-      .query(`DELETE FROM worker_heartbeats WHERE pool_id = $1`, [last.poolId])
-      .catch(() => {});
+    if (last) {
+      // It may have ended on its own meanwhile: there is nothing left to stop then.
+      await last.runner.stop().catch((error: unknown) => {
+        logger.warn({ err: error }, "the job workers had already stopped");
+      });
+      await pool
+        .query(`DELETE FROM worker_heartbeats WHERE pool_id = $1`, [last.poolId])
+        .catch(() => {});
+    }
+    await pgPool.end().catch(() => {});
   };
   let stopped: Promise<void> | undefined;
   return {
