@@ -17,6 +17,7 @@ import { taskList } from "./jobs/tasks.js";
 import { startWorkers } from "./jobs/worker.js";
 import type { ApiKeyRow } from "./modules/stores/api-keys.repository.js";
 import { openRuntime, type Runtime } from "./runtime.js";
+import { listenForStopSignals } from "./signals.js";
 
 /**
  * `loyalty`: the operators' command-line tool. Every command prints a human summary, or with
@@ -156,6 +157,30 @@ store
         options,
         view,
         `Store created.\n  reference: ${view.reference}   (secret: never put it in a page)\n  domain:    ${view.domain}\nNext: loyalty key create --store ${view.reference}`,
+      );
+    }),
+  );
+
+store
+  .command("list")
+  .description("list the stores (their reference and domain)")
+  .action(
+    action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<JsonOption>();
+      const rows = await withRuntime((runtime) => runtime.context.services.stores.list());
+      const views = rows.map((row) => ({
+        reference: row.reference,
+        domain: row.domain,
+        name: row.name,
+        language: row.language,
+        currency: row.currency,
+      }));
+      print(
+        options,
+        views,
+        views.length
+          ? views.map((view) => `${view.reference}  ${view.domain}  ${view.name}`).join("\n")
+          : "No store yet: loyalty store create --domain <origin>",
       );
     }),
   );
@@ -436,28 +461,33 @@ program
 program
   .command("worker")
   .description(
-    "run the job workers alone (orders, refunds, webhooks), for API servers started with WORKERS=off",
+    "run the job workers alone (orders, refunds, emails, webhooks, claim reconciliation, expired idempotency keys), for API servers started with WORKERS=off",
   )
   .action(
     action(async () => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      const signals = listenForStopSignals();
       const runtime = await openRuntime(config, logger);
-      const workers = await startWorkers(
-        runtime.context,
-        runtime.databaseUrl,
-        taskList(runtime.context.services),
-      );
-      process.stdout.write(`Loyalty workers running (concurrency ${config.workerConcurrency})\n`);
+      const workers = signals.pending
+        ? undefined
+        : await startWorkers(
+            runtime.context,
+            runtime.databaseUrl,
+            taskList(runtime.context.services),
+          );
       // Jobs in progress finish (or are handed back to the queue) before the process exits.
-      const stop = async (signal: string) => {
+      let stopping = false;
+      signals.onStop(async (signal) => {
+        if (stopping) return;
+        stopping = true;
         logger.info({ signal }, "stopping workers");
-        await workers.stop();
+        await workers?.stop();
         await runtime.close();
         process.exit(0);
-      };
-      process.once("SIGTERM", (signal) => void stop(signal));
-      process.once("SIGINT", (signal) => void stop(signal));
+      });
+      if (signals.pending) return;
+      process.stdout.write(`Loyalty workers running (concurrency ${config.workerConcurrency})\n`);
     }),
   );
 

@@ -5,6 +5,7 @@ import { createLogger } from "./http/logger.js";
 import { startWorkers, type Workers } from "./jobs/worker.js";
 import { taskList } from "./jobs/tasks.js";
 import { openRuntime } from "./runtime.js";
+import { listenForStopSignals } from "./signals.js";
 
 function configOrExit(): Config {
   try {
@@ -21,7 +22,13 @@ function configOrExit(): Config {
 async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.logLevel);
+  const signals = listenForStopSignals();
   const runtime = await openRuntime(config, logger);
+  if (signals.pending) {
+    logger.info({ signal: signals.pending }, "stopped while starting");
+    await runtime.close();
+    process.exit(0);
+  }
   await runtime.storeChanges.start();
   const workers: Workers | undefined =
     config.workers === "in-process"
@@ -34,7 +41,7 @@ async function main(): Promise<void> {
   const server = config.host ? app.listen(config.port, config.host) : app.listen(config.port);
 
   // Stop taking requests, let those in flight finish (bounded), then close the database.
-  const shutdown = async (signal: string) => {
+  signals.onStop(async (signal) => {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ signal }, "shutting down");
@@ -49,12 +56,7 @@ async function main(): Promise<void> {
     await runtime.close();
     logger.info("stopped");
     process.exit(0);
-  };
-  // Registered before the server says it listens: a signal that comes right after that line
-  // must find its handler, not the default action that kills the process on the spot.
-  process.once("SIGTERM", (signal) => void shutdown(signal));
-  process.once("SIGINT", (signal) => void shutdown(signal));
-
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -172,16 +172,23 @@ export async function openRuntime(
       await pool.end();
       throw error;
     });
+    let closing: Promise<void> | undefined;
     return {
       context,
       databaseUrl,
       storeChanges,
-      close: async () => {
-        await storeChanges.stop();
-        services.mailer.close();
-        await pool.end();
-        await embedded?.stop();
-      },
+      // Once, however often it is called (a failed listen and a signal may both ask), and the
+      // embedded database is stopped even when closing the connections failed.
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await storeChanges.stop();
+            services.mailer.close();
+            await pool.end();
+          } finally {
+            await embedded?.stop();
+          }
+        })()),
     };
   } catch (error) {
     await embedded?.stop();

@@ -133,9 +133,24 @@ describe("loyalty CLI", () => {
       widgets: ["cart", "product-points", "program-presentation"],
     });
 
+    // The demo's links lead to the demo store's own pages, wherever it runs.
+    const links = await pool.query<{ kind: string; config: string }>(
+      `SELECT w.kind, w.config::text AS config FROM widget_configurations w
+       JOIN stores s ON s.id = w.store_id WHERE s.domain = 'https://demo.example' ORDER BY w.kind`,
+    );
+    const urls = links.rows.flatMap(({ config }) => config.match(/https?:\/\/[^"]+/g) ?? []);
+    expect(urls).toEqual(["https://demo.example/account", "https://demo.example/account"]);
+
     const again = await runCli(["demo", "--domain", "https://demo.example"], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists");
+
+    // Its reference can be found again, to give it a new key.
+    const list = await runCli(["store", "list", "--json"], env);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toContainEqual(
+      expect.objectContaining({ reference: demo.store.reference, domain: "https://demo.example" }),
+    );
   });
 
   it("connects a store to its platform from JSON on stdin, the credentials kept encrypted", async () => {

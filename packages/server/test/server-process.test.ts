@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY } from "./support/app.js";
 import { createTestDatabase } from "./support/database.js";
 import { freePort } from "./support/global-setup.js";
-import { environment, exitOf, runCli, startServer } from "./support/processes.js";
+import { environment, exitOf, runCli, spawnServer, startServer } from "./support/processes.js";
 
 const dataDir = path.join(os.tmpdir(), `loyalty-start-${randomBytes(6).toString("hex")}`);
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
@@ -31,16 +31,21 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A fresh machine's environment: no DATABASE_URL, no master key, this data directory. */
+async function machineWithoutDatabase(dir: string): Promise<NodeJS.ProcessEnv> {
+  return environment({
+    DATABASE_URL: undefined,
+    LOYALTY_MASTER_KEY: undefined,
+    LOYALTY_DATA_DIR: dir,
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    PORT: String(await freePort()),
+  });
+}
+
 describe("the server process on a machine with no database", () => {
   it("starts on an embedded PostgreSQL, shares it with the CLI, stops it on SIGTERM, keeps the data", async () => {
-    const port = await freePort();
-    const env = environment({
-      DATABASE_URL: undefined,
-      LOYALTY_MASTER_KEY: undefined,
-      LOYALTY_DATA_DIR: dataDir,
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      PORT: String(port),
-    });
+    const env = await machineWithoutDatabase(dataDir);
+    const port = Number(env["PORT"]);
     const server = await startServer(env);
     try {
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
@@ -91,15 +96,27 @@ describe("the server process on a machine with no database", () => {
     }
   }, 120_000);
 
+  it("stops its embedded PostgreSQL when stopped while it starts", async () => {
+    const ownDir = path.join(os.tmpdir(), `loyalty-early-${randomBytes(6).toString("hex")}`);
+    const env = await machineWithoutDatabase(ownDir);
+    const child = spawnServer(env);
+    try {
+      // PostgreSQL runs; the server is still migrating, not yet listening.
+      const pidFile = path.join(ownDir, "postgres", "postmaster.pid");
+      while (!existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+      const postgres = Number((await readFile(pidFile, "utf8")).split("\n")[0]);
+      child.kill("SIGTERM");
+      expect(await exitOf(child)).toBe(0);
+      expect(alive(postgres)).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+      await rm(ownDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("starts after a crash left a postmaster.pid naming another live process", async () => {
     const ownDir = path.join(os.tmpdir(), `loyalty-stale-${randomBytes(6).toString("hex")}`);
-    const env = environment({
-      DATABASE_URL: undefined,
-      LOYALTY_MASTER_KEY: undefined,
-      LOYALTY_DATA_DIR: ownDir,
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      PORT: String(await freePort()),
-    });
+    const env = await machineWithoutDatabase(ownDir);
     try {
       const first = await startServer(env);
       first.child.kill("SIGTERM");

@@ -43,16 +43,21 @@ export function runCli(
   });
 }
 
-/** Starts the server (src/main.ts) and resolves once it says it is listening. */
+/** Runs the server (src/main.ts) as an operator starts it. */
+export function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [...NODE_ARGS, "src/main.ts"], {
+    cwd: PACKAGE_DIR,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** Starts the server and resolves once it says it is listening. */
 export function startServer(
   env: NodeJS.ProcessEnv,
 ): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, "src/main.ts"], {
-      cwd: PACKAGE_DIR,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawnServer(env);
     let output = "";
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const collect = (chunk: Buffer) => {

@@ -83,7 +83,8 @@ const REWARDS: CreateRewardRequest[] = [
   },
 ];
 
-const REFERRAL_PROGRAM: ReferralProgramInput = {
+// The links below lead to the demo store's pages (examples/express-storefront), wherever it runs.
+const referralProgram = (domain: string): ReferralProgramInput => ({
   referrerBonus: 200,
   refereeVoucher: {
     kind: "fixed_amount",
@@ -92,8 +93,8 @@ const REFERRAL_PROGRAM: ReferralProgramInput = {
     minimumOrderAmount: 40,
     validityDays: 30,
   },
-  landingUrl: `${DEMO_DOMAIN}/welcome`,
-};
+  landingUrl: `${domain}/welcome`,
+});
 
 const BRAND = "#6b3fa0";
 
@@ -103,20 +104,20 @@ const PRODUCT_POINTS: ProductPointsConfig = {
   accentColor: BRAND,
 };
 
-const CART: CartConfig = {
+const cart = (domain: string): CartConfig => ({
   ...defaultWidgetConfig("cart", "en"),
   earnTemplate: "This cart earns you {points} points",
   claimButtonText: "Get my code",
-  loginUrl: `${DEMO_DOMAIN}/account`,
+  loginUrl: `${domain}/account`,
   accentColor: BRAND,
-};
+});
 
-const PRESENTATION: ProgramPresentationConfig = {
+const presentation = (domain: string): ProgramPresentationConfig => ({
   header: {
     ...defaultWidgetConfig("program-presentation", "en").header,
     contentPosition: "left",
     contentCard: true,
-    textColor: "#ffffff",
+    textColor: "#1f1a24", // on the white content card
     text: "<h2>The Coffee Club</h2><p>Every euro you spend brings you closer to a treat.</p>",
     isRawHtml: true,
   },
@@ -135,7 +136,7 @@ const PRESENTATION: ProgramPresentationConfig = {
       enabled: true,
       title: "Your points",
       signedOutText: "Sign in to see your points.",
-      loginUrl: `${DEMO_DOMAIN}/account`,
+      loginUrl: `${domain}/account`,
     },
     faq: {
       enabled: true,
@@ -152,7 +153,7 @@ const PRESENTATION: ProgramPresentationConfig = {
       ],
     },
   },
-};
+});
 
 export interface DemoResult {
   store: StoreRow;
@@ -202,9 +203,9 @@ export class DemoService {
       for (const club of CLUBS) await clubs.create(store.id, club, client);
       for (const reward of REWARDS) await rewardsAdmin.create(store.id, reward, client);
       await widgets.save(store.id, "product-points", PRODUCT_POINTS, client);
-      await widgets.save(store.id, "cart", CART, client);
-      await widgets.save(store.id, "program-presentation", PRESENTATION, client);
-      await referrals.saveProgram(store.id, REFERRAL_PROGRAM, client);
+      await widgets.save(store.id, "cart", cart(store.domain), client);
+      await widgets.save(store.id, "program-presentation", presentation(store.domain), client);
+      await referrals.saveProgram(store.id, referralProgram(store.domain), client);
       const { key, row } = await apiKeys.create(store.reference, "demo", client);
       return { store, apiKey: key, keyId: keyId(row.prefix) };
     });
