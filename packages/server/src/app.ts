@@ -35,7 +35,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(corsMiddleware);
   app.use(revisionMiddleware(clock));
   app.use(rateLimitMiddleware(config.rateLimits));
-  for (const router of storefrontRoutes(context)) app.use(router);
+  storefrontRoutes(context, app);
   app.use(httpLogger(logger));
   // The back-office reads a body only once the request's token is checked (adminRoute): an
   // unauthenticated request is refused without parsing what it sent.

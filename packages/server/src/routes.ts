@@ -1,4 +1,4 @@
-import { Router } from "express";
+import type { IRouter, Router } from "express";
 import { customersAdminRoutes } from "./modules/customers/customers.admin.routes.js";
 import { platformsAdminRoutes } from "./modules/platforms/platforms.admin.routes.js";
 import { pointsAdminRoutes } from "./modules/points/points.admin.routes.js";
@@ -19,15 +19,15 @@ import type { AppContext } from "./runtime.js";
 
 /**
  * The public storefront reads: every product page view of every store calls them. They are
- * served from memory, take no body, and write no access log line (failures are logged).
+ * served from memory, take no body, and write no access log line (failures are logged). They
+ * are routes of the app itself, not of a router mounted in it: walking a nested router cost
+ * every read about 6 % of its throughput (calculate 0.69x of a bare Express against 0.74x).
  */
-export function storefrontRoutes(context: AppContext): Router[] {
+export function storefrontRoutes(context: AppContext, app: IRouter): void {
   const { rewards, widgets, storefront } = context.services;
-  const router = Router();
-  pointsRoutes(context, storefront, router);
-  rewardListRoutes(context, rewards, router);
-  widgetsRoutes(context, widgets, router);
-  return [router];
+  pointsRoutes(context, storefront, app);
+  rewardListRoutes(context, rewards, app);
+  widgetsRoutes(context, widgets, app);
 }
 
 /** Every other operation of the API, one router per module. */

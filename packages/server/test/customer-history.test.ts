@@ -553,6 +553,14 @@ describe("GET /point/user-history/{externalId} refusals", () => {
       },
     );
 
+  it("refuses the path's id named again as a list in the query, even holding it", async () => {
+    const query = new URLSearchParams({ hash: good(), domain: shop.domain });
+    query.append("externalId", "42");
+    query.append("externalId", "43");
+    const response = await fetch(`${app.baseUrl}/point/user-history/42?${query.toString()}`);
+    expect(response.status).toBe(401);
+  });
+
   it.each(refusals)("refuses %s with 401 in the legacy format", async (_name, call) => {
     const { externalId = "42", query } = call();
     const response = await get(externalId, query);

@@ -121,3 +121,76 @@ describe("rate limits", () => {
     expect(preflight.status).toBe(204);
   });
 });
+
+describe("rate limit windows", () => {
+  it("counts a customer's requests per address: wrong hashes from one never lock the customer out", async () => {
+    const proxied = await startTestApp({
+      env: { RATE_LIMIT_CUSTOMER: "2", TRUST_PROXY: "loopback" },
+    });
+    try {
+      const { store, key } = await storeWithKey(proxied, DOMAIN);
+      await customerWithPoints(proxied.context.pool, store.id, 7, 10);
+      const url = (hash: string) =>
+        `${proxied.baseUrl}/point/user-history/7?hash=${hash}&domain=${encodeURIComponent(DOMAIN)}`;
+      const from = (address: string, hash: string) =>
+        fetch(url(hash), { headers: { "x-forwarded-for": address } });
+      const wrong = "0".repeat(128);
+      const attacker = [];
+      for (let i = 0; i < 3; i++) attacker.push((await from("203.0.113.9", wrong)).status);
+      expect(attacker).toEqual([401, 401, 429]);
+      // The customer's own page, from their address, still reads the history.
+      expect((await from("198.51.100.4", hashFor(store.reference, key, 7))).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it("counts a path however it is spelled: letter case, a trailing slash, HEAD for GET", async () => {
+    const strict = await startTestApp({
+      env: { RATE_LIMIT_STOREFRONT: "2", RATE_LIMIT_ADMIN_LOGIN: "1" },
+    });
+    try {
+      await storeWithKey(strict, DOMAIN);
+      const query = `?domain=${encodeURIComponent(DOMAIN)}`;
+      const statuses = [
+        (await fetch(`${strict.baseUrl}/store/widget/cart${query}`)).status,
+        (await fetch(`${strict.baseUrl}/Store/Widget/Cart/${query}`, { method: "HEAD" })).status,
+        (await fetch(`${strict.baseUrl}/store/widget/cart/${query}`)).status,
+      ];
+      expect(statuses).toEqual([200, 200, 429]);
+
+      const signIn = (path: string) =>
+        fetch(`${strict.baseUrl}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "nobody@example.com", password: "wrong password" }),
+        });
+      expect((await signIn("/admin/token")).status).toBe(401);
+      expect((await signIn("/Admin/Token/")).status).toBe(429);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("lets a client in again once its window is over, and says when", async () => {
+    const short = await startTestApp({
+      env: { RATE_LIMIT_WINDOW_SECONDS: "1", RATE_LIMIT_STOREFRONT: "2" },
+    });
+    try {
+      await storeWithKey(short, DOMAIN);
+      const read = () =>
+        fetch(`${short.baseUrl}/store/widget/cart?domain=${encodeURIComponent(DOMAIN)}`);
+      const statuses = [(await read()).status, (await read()).status];
+      const refused = await read();
+      expect([...statuses, refused.status]).toEqual([200, 200, 429]);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(refused.headers.get("ratelimit")).toBe("limit=2, remaining=0, reset=1");
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const again = await read();
+      expect(again.status).toBe(200);
+      expect(again.headers.get("ratelimit")).toBe("limit=2, remaining=1, reset=1");
+    } finally {
+      await short.close();
+    }
+  });
+});

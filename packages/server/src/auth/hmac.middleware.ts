@@ -24,7 +24,9 @@ export function hmacAuth(
     const query = req.query as Record<string, unknown>;
     const idText =
       externalIdFrom === "path" ? text(req.params["externalId"]) : text(query["externalId"]);
-    const repeatedId = text(query["externalId"]);
+    // A path operation may name the customer again in its query, once and the same: a list
+    // (`?externalId=1&externalId=2`) or another id is refused, never read as "not given".
+    const repeatedId: unknown = query["externalId"];
     const externalId = externalIdTextSchema.safeParse(idText);
     const hash = customerHashSchema.safeParse(query["hash"]);
     const domain = domainSchema.safeParse(query["domain"]);

@@ -19,9 +19,18 @@ export function operationFinder<T extends { method: string; path: string }>(
       exact.set(`${method} ${path}`, operation);
     }
   }
-  return (method, path) =>
-    exact.get(`${method} ${path}`) ??
-    templated.find((entry) => entry.method === method && entry.pattern.test(path))?.operation;
+  return (requestMethod, requestPath) => {
+    // As Express routes them: HEAD is served by the GET handler, paths match whatever their
+    // letter case and with one trailing slash. A limit or a CORS rule must not be dodged by
+    // writing `/Reward/List/`.
+    const method = requestMethod === "HEAD" ? "GET" : requestMethod;
+    let path = requestPath.toLowerCase();
+    if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+    return (
+      exact.get(`${method} ${path}`) ??
+      templated.find((entry) => entry.method === method && entry.pattern.test(path))?.operation
+    );
+  };
 }
 
 /** The operation of the API or the back-office a request is for. */

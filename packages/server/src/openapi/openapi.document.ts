@@ -310,7 +310,7 @@ function responseHeaders(revision: ApiRevision): Record<string, JsonSchema> {
     },
     "RateLimit-Policy": {
       description:
-        "The rate limit of the operation (draft-ietf-httpapi-ratelimit-headers-07): its quota per window of `w` seconds, counted per address for public operations, per customer for the customer-hash ones, per API key, per access token. Absent when the operator turned the limit off.",
+        "The rate limit of the operation (draft-ietf-httpapi-ratelimit-headers-07): its quota per window of `w` seconds, counted per address for public operations, per customer and address for the customer-hash ones, per API key, per access token. Absent when the operator turned the limit off.",
       schema: { type: "string" },
       example: "600;w=60",
     },

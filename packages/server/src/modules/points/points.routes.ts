@@ -1,5 +1,5 @@
 import { calculatePointsQuerySchema, type CalculatePointsResponse } from "@loyalty/shared-types";
-import { Router, type Response } from "express";
+import type { IRouter, Response } from "express";
 import { cacheableJson } from "../../http/cacheable.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
@@ -28,9 +28,9 @@ function foldIndexedKeys(query: Record<string, unknown>): Record<string, unknown
 export function pointsRoutes(
   context: AppContext,
   storefront: StorefrontCache,
-  /** The storefront reads share one router: each one more to walk costs every read. */
-  router: Router = Router(),
-): Router {
+  /** The app: the storefront reads are its own routes (see `storefrontRoutes`). */
+  router: IRouter,
+): void {
   const points = new PointsService(context.pool, storefront);
   const sendCacheable = cacheableJson(context.config.storefrontMaxAge);
   // The body is made of these three values only: they are its etag, in every process.
@@ -47,5 +47,4 @@ export function pointsRoutes(
     if (result instanceof Promise) return result.then((loaded) => sendCalculation(res, loaded));
     sendCalculation(res, result);
   });
-  return router;
 }

@@ -3,7 +3,7 @@ import {
   rewardListQuerySchema,
   type ClaimRefusal,
 } from "@loyalty/shared-types";
-import { Router } from "express";
+import { Router, type IRouter } from "express";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { hmacAuth } from "../../auth/hmac.middleware.js";
 import { sendCachedSection } from "../../http/cacheable.js";
@@ -19,15 +19,14 @@ import type { RewardsService } from "./rewards.service.js";
 export function rewardListRoutes(
   context: AppContext,
   rewards: RewardsService,
-  /** The storefront reads share one router: each one more to walk costs every read. */
-  router: Router = Router(),
-): Router {
+  /** The app: the storefront reads are its own routes (see `storefrontRoutes`). */
+  router: IRouter,
+): void {
   const send = sendCachedSection(context.config.storefrontMaxAge);
   router.get("/reward/list", (req, res) => {
     const { domain } = parseRequest(rewardListQuerySchema, req.query, "query", "not-found");
     return send(res, rewards.list(domain));
   });
-  return router;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { widgetConfigQuerySchema, widgetKindSchema } from "@loyalty/shared-types";
-import { Router } from "express";
+import type { IRouter } from "express";
 import { sendCachedSection } from "../../http/cacheable.js";
 import { parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
@@ -13,9 +13,9 @@ import type { WidgetsService } from "./widgets.service.js";
 export function widgetsRoutes(
   context: AppContext,
   widgets: WidgetsService,
-  /** The storefront reads share one router: each one more to walk costs every read. */
-  router: Router = Router(),
-): Router {
+  /** The app: the storefront reads are its own routes (see `storefrontRoutes`). */
+  router: IRouter,
+): void {
   const send = sendCachedSection(context.config.storefrontMaxAge);
   for (const kind of widgetKindSchema.options) {
     router.get(`/store/widget/${kind}`, (req, res) => {
@@ -23,5 +23,4 @@ export function widgetsRoutes(
       return send(res, widgets.configuration(domain, kind));
     });
   }
-  return router;
 }
