@@ -69,7 +69,7 @@ interface Data {
  * @summary The points a cart earns, the customer's balance and the rewards they can claim.
  * @tag loyalty-cart-widget
  *
- * @event loyalty-reward-claimed - A reward was claimed. `detail`: `{ rewardId, code, pointsSpent, balance, expiresAt }`.
+ * @event loyalty-reward-claimed - A reward was claimed. `detail`: `{ rewardId, code, pointsSpent, balance, expiresAt, domain, customerId }`.
  *
  * @csspart base - The box.
  * @csspart title - The heading, from the configuration.

@@ -3,13 +3,13 @@ import type {
   CartWidgetResponse,
   ClaimRefusal,
   ClaimRewardResponse,
-  CustomerHistoryResponse,
+  CustomerHistoryResponseV2,
   ProductPointsWidgetResponse,
   ProgramPresentationWidgetResponse,
   RewardListResponse,
 } from "@loyalty/shared-types";
 
-/** The revision the widgets' requests that carry headers anyway (the claim) are pinned to. */
+/** The revision of the requests whose shape or headers need one: the claim, the history. */
 export const API_REVISION = "2026-08-26";
 
 /** A request that has not answered by then has failed: the store's page must not wait on us. */
@@ -90,14 +90,15 @@ async function failure(response: Response): Promise<ApiError> {
 const reads = new Map<string, Promise<unknown>>();
 
 /**
- * GETs are CORS "simple" requests (no custom header, so no preflight): a product page makes one
- * request per read, not two. They are served the oldest supported revision, whose contract
- * for these reads is the same as the latest's; only error bodies differ, and both are read.
+ * The public GETs are CORS "simple" requests (no custom header, so no preflight): a product
+ * page makes one request per read, not two. They are served the oldest supported revision,
+ * whose contract for these reads is the same as the latest's; only error bodies differ, and
+ * both are read. `headers` are for the reads whose shape differs between revisions.
  */
-function read<T>(target: string): Promise<T> {
+function read<T>(target: string, headers?: Record<string, string>): Promise<T> {
   let pending = reads.get(target);
   if (!pending) {
-    pending = send(target, {}, async (response) => {
+    pending = send(target, { headers }, async (response) => {
       if (!response.ok) throw await failure(response);
       return response.json() as Promise<unknown>;
     });
@@ -148,13 +149,16 @@ export function customerHistory(
   endpoint: Endpoint,
   customer: Customer,
   cursor?: string,
-): Promise<CustomerHistoryResponse> {
+): Promise<CustomerHistoryResponseV2> {
+  // Pinned to a revision that names orders as customers know them ("#1001"), where the oldest
+  // gives the platform's id. It costs one preflight per customer, cached by the browser.
   return read(
     url(endpoint, `${HISTORY_PATH}${encodeURIComponent(customer.id)}`, {
       hash: customer.hash,
       limit: "10",
       cursor,
     }),
+    { revision: API_REVISION },
   );
 }
 

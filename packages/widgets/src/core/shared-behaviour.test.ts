@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { page, userEvent } from "vitest/browser";
-import { claimRewardResponseSchema, type CustomerHistoryResponseV1 } from "@loyalty/shared-types";
+import { claimRewardResponseSchema, type CustomerHistoryResponseV2 } from "@loyalty/shared-types";
 import {
   API,
   HttpResponse,
@@ -166,7 +166,7 @@ describe("values a later API may add", () => {
       header: { ...response.config.header, primaryButtonAction: "scroll-reviews" },
     };
     const page1 = history();
-    const newKind: CustomerHistoryResponseV1 = {
+    const newKind: CustomerHistoryResponseV2 = {
       ...page1,
       transactions: [
         { ...page1.transactions[0]!, kind: "birthday_bonus" as "earn" },

@@ -3,7 +3,7 @@ import { cdp, page, userEvent } from "vitest/browser";
 import { delay } from "msw";
 import {
   customerHistoryResponseV2Schema,
-  type CustomerHistoryResponseV1,
+  type CustomerHistoryResponseV2,
   type ProgramPresentationWidgetResponse,
 } from "@loyalty/shared-types";
 import {
@@ -415,7 +415,7 @@ const claimed = {
   note: null,
   createdAt: "2026-11-05T10:00:00.000Z",
   order: null,
-} as const satisfies CustomerHistoryResponseV1["transactions"][number];
+} as const satisfies CustomerHistoryResponseV2["transactions"][number];
 
 describe("<loyalty-program-presentation> sections", () => {
   it("shows only the enabled sections, and reads nothing for the others", async () => {
@@ -559,17 +559,18 @@ describe("<loyalty-program-presentation> sections", () => {
     const progress = part<HTMLProgressElement>(element, "progress");
     expect([progress.value, progress.max]).toEqual([820, 2000]);
     expect(texts(element, '[part="transaction"]')).toEqual([
-      "Order 1002 Nov 2, 2026 +120 points",
+      "Order #1002 Nov 2, 2026 +120 points",
       "Order 1001 Oct 1, 2026 +500 points",
     ]);
     expect(element.shadowRoot!.querySelector('[part="more-button"]')).toBeNull();
     const [request] = requestsTo(`/point/user-history/${CUSTOMER.id}`);
     const query = new URL(request!.url).searchParams;
     expect([query.get("hash"), query.get("domain")]).toEqual([CUSTOMER.hash, DOMAIN]);
-    expect(request!.headers.get("revision")).toBeNull();
+    // The revision that gives the store's order reference ("#1002"), not only its id.
+    expect(request!.headers.get("revision")).toBe("2026-08-26");
   });
 
-  it("names orders from the newer history shape too, with codes and debits", async () => {
+  it("names orders by the store's reference, else their id, with codes and debits", async () => {
     const newer = customerHistoryResponseV2Schema.parse({
       ...history(),
       club: null,
@@ -718,7 +719,7 @@ describe("<loyalty-program-presentation> states", () => {
     expect(part(french, "#next-club").textContent?.replace(/\s+/g, " ").trim()).toBe(
       "1 180 points avant Gold",
     );
-    expect(texts(french, '[part="transaction"]')[0]).toBe("Commande 1002 2 nov. 2026 +120 points");
+    expect(texts(french, '[part="transaction"]')[0]).toBe("Commande #1002 2 nov. 2026 +120 points");
     expect(texts(french, '[part="claim-button"]')[0]).toBe("Obtenir");
     unmount();
 

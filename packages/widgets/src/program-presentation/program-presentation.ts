@@ -2,7 +2,7 @@ import { html, nothing, type ElementPart } from "lit";
 import { Directive, directive } from "lit/directive.js";
 import type {
   ButtonAction,
-  CustomerHistoryResponse,
+  CustomerHistoryResponseV2,
   ProgramPresentationWidgetResponse,
   Reward,
   SECTION_OF_ACTION,
@@ -34,8 +34,8 @@ const SECTION = {
 type Config = ProgramPresentationWidgetResponse["config"];
 type Sections = Config["sections"];
 type SectionId = keyof Sections;
-type Transaction = CustomerHistoryResponse["transactions"][number];
-type History = Omit<CustomerHistoryResponse, "transactions"> & { transactions: Transaction[] };
+type Transaction = CustomerHistoryResponseV2["transactions"][number];
+type History = Omit<CustomerHistoryResponseV2, "transactions"> & { transactions: Transaction[] };
 
 interface Data {
   response: ProgramPresentationWidgetResponse;
@@ -135,7 +135,7 @@ const bannerHtml = directive(BannerHtml);
  * @cssprop --loyalty-skeleton-color - The loading placeholder's colour.
  * @cssprop --loyalty-scroll-margin - Space kept above a section the banner's buttons scroll to, for a sticky store header (default: 1rem).
  *
- * @event loyalty-reward-claimed - A reward was claimed: `detail` is `{ rewardId, code, pointsSpent, balance, expiresAt }`.
+ * @event loyalty-reward-claimed - A reward was claimed: `detail` is `{ rewardId, code, pointsSpent, balance, expiresAt, domain, customerId }`.
  */
 export class LoyaltyProgramPresentation extends LoyaltyElement {
   static override styles = [base, rewardsStyles, styles];
@@ -317,11 +317,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
           ? html`<ul class="transactions">
               ${transactions.map((transaction) => {
                 const { order, points: change } = transaction;
-                const reference =
-                  order &&
-                  ("externalRef" in order
-                    ? order.externalRef
-                    : (order.externalReference ?? order.externalId));
+                const reference = order && (order.externalReference ?? order.externalId);
                 return html`<li part="transaction" tabindex="-1">
                   <span
                     >${t(transaction.kind)} ${reference}

@@ -1,11 +1,11 @@
 import {
   cartWidgetResponseSchema,
-  customerHistoryResponseV1Schema,
+  customerHistoryResponseV2Schema,
   productPointsWidgetResponseSchema,
   programPresentationWidgetResponseSchema,
   rewardListResponseSchema,
   type CartWidgetResponse,
-  type CustomerHistoryResponseV1,
+  type CustomerHistoryResponseV2,
   type ProductPointsWidgetResponse,
   type ProgramPresentationWidgetResponse,
   type RewardListResponse,
@@ -148,14 +148,11 @@ export const rewards: RewardListResponse = rewardListResponseSchema.parse([
   },
 ]);
 
-/**
- * The widgets read the history without a revision header (no CORS preflight), so the server
- * answers in the oldest revision's shape: orders named by `externalRef`.
- */
+/** The widgets read the history at revision 2026-08-26: orders by id and store reference. */
 export const history = (
-  changes: Partial<CustomerHistoryResponseV1> = {},
-): CustomerHistoryResponseV1 =>
-  customerHistoryResponseV1Schema.parse({
+  changes: Partial<CustomerHistoryResponseV2> = {},
+): CustomerHistoryResponseV2 =>
+  customerHistoryResponseV2Schema.parse({
     externalId: 42,
     balance: 620,
     earnedLast12Months: 820,
@@ -173,7 +170,7 @@ export const history = (
         referralId: null,
         note: null,
         createdAt: "2026-11-02T10:00:00.000Z",
-        order: { externalRef: "1002" },
+        order: { externalId: 1002, externalReference: "#1002" },
       },
       {
         id: 10,
@@ -185,7 +182,7 @@ export const history = (
         referralId: null,
         note: null,
         createdAt: "2026-10-01T10:00:00.000Z",
-        order: { externalRef: "1001" },
+        order: { externalId: 1001, externalReference: null },
       },
     ],
     ...changes,
