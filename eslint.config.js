@@ -40,5 +40,11 @@ export default tseslint.config(
     },
   },
   { files: ["**/*.js", "**/*.cjs", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
+  {
+    // The examples' scripts for the browser: a store's own page scripts.
+    files: ["examples/*/public/**/*.js"],
+    languageOptions: { globals: globals.browser },
+    rules: { "no-console": "off" },
+  },
   prettier,
 );
