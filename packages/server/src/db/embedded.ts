@@ -78,6 +78,8 @@ async function readPostmaster(clusterDir: string): Promise<Postmaster | undefine
 
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  // A server that shuts down as it answers must be an answer of "no", not an uncaught error.
+  client.on("error", () => {});
   try {
     await client.connect();
     await client.query("SELECT 1");

@@ -7,7 +7,7 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function createPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max,
     // A database that does not answer must fail requests quickly, not hang them.
@@ -15,6 +15,25 @@ export function createPool(url: string, max: number): pg.Pool {
     idleTimeoutMillis: 30_000,
     application_name: "loyalty-server",
   });
+  listenToEveryClient(pool);
+  return pool;
+}
+
+/**
+ * Gives every client of the pool an 'error' listener for its whole life. pg-pool listens to a
+ * client only while it is idle, or during `pool.query`: a connection ending (the database
+ * restarting, an administrator, an idle timeout) can be read in the same packet as the answer
+ * that released it, after the pool handed it to the next `await pool.connect()` but before
+ * that caller's code ran. An 'error' event nobody listens to is an uncaught exception, which
+ * ends the process. The error is not lost: the client is marked broken, its next query fails,
+ * and the pool discards it when it comes back. The pool's own 'error' event still reports idle
+ * clients that fail.
+ */
+export function listenToEveryClient(
+  pool: pg.Pool,
+  onError: (error: Error) => void = () => {},
+): void {
+  pool.on("connect", (client) => client.on("error", onError));
 }
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
@@ -23,14 +42,6 @@ export async function withTransaction<T>(
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
-  // A checked-out client has no 'error' listener of the pool's: the connection dropping between
-  // two queries (the database restarting) would be an uncaught exception, ending the process.
-  // The transaction's next query fails with it instead, and the client is discarded.
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -40,7 +51,7 @@ export async function withTransaction<T>(
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   } finally {
-    client.removeListener("error", onError);
-    client.release(broken);
+    // A client whose connection failed is discarded by the pool rather than kept.
+    client.release();
   }
 }

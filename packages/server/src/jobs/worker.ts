@@ -3,6 +3,7 @@ import { readlinkSync } from "node:fs";
 import os from "node:os";
 import pg from "pg";
 import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
+import { listenToEveryClient } from "../db/pool.js";
 import type { AppContext } from "../runtime.js";
 import { workerLogger } from "./queue.js";
 
@@ -107,7 +108,7 @@ export async function startWorkers(
   const connectionLost = (error: Error) =>
     logger.warn({ err: error }, "a job queue connection was lost");
   pgPool.on("error", connectionLost);
-  pgPool.on("connect", (client) => client.on("error", connectionLost));
+  listenToEveryClient(pgPool, connectionLost);
 
   const launch = async (): Promise<void> => {
     const events: WorkerEvents = new EventEmitter();
