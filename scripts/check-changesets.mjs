@@ -15,6 +15,8 @@
 // - changed files: what differs between the base and the working tree (uncommitted and
 //   untracked files count: CI runs on a clean clone, a developer sees their own changes),
 //   among the files that `changedFilePatterns` in .changeset/config.json counts (not tests);
+//   a `package.json` whose only change is in `devDependencies` does not count (installing the
+//   package gets nothing new);
 // - the package passes if no such file changed, or if a pending changeset naming it is itself
 //   uncommitted, modified or untracked (the developer is writing it now). Otherwise it fails,
 //   with the files: add a changeset, or, when the change refines what the pending one already
@@ -279,6 +281,30 @@ function describe(sha) {
   return `${sha.slice(0, 7)} "${subject.length > 50 ? `${subject.slice(0, 49)}…` : subject}"`;
 }
 
+/** Reads a manifest without its devDependencies, which its users never install. */
+function shippedManifest(text) {
+  try {
+    const { devDependencies: _ignored, ...shipped } = JSON.parse(text);
+    return JSON.stringify(shipped);
+  } catch {
+    return text;
+  }
+}
+
+/** Whether a changed file changes what the package ships, compared with `base`. */
+function changesWhatShips(file, base) {
+  if (path.basename(file) !== "package.json") return true;
+  const now = path.join(root, file);
+  if (!existsSync(now)) return true;
+  let before;
+  try {
+    before = git(["show", `${base}:${file}`]);
+  } catch {
+    return true;
+  }
+  return shippedManifest(before) !== shippedManifest(readFileSync(now, "utf8"));
+}
+
 const rows = [];
 const missing = [];
 for (const pkg of versioned) {
@@ -302,7 +328,7 @@ for (const pkg of versioned) {
     const files = lines(
       git(["diff", "--name-only", "--relative", "-z", base, "--", ...pathspecs]),
       "\0",
-    );
+    ).filter((file) => changesWhatShips(file, base));
     changed = changed === null ? files : changed.filter((file) => files.includes(file));
   }
   changed ??= lines(git(["ls-files", "-z", "--cached", "--", ...pathspecs]), "\0");

@@ -7,27 +7,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import getPort from "get-port";
 import { chromium, type Browser, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerIdFor } from "../src/store-data.js";
 
 const LAUNCHER = fileURLToPath(new URL("../scripts/start-demo.ts", import.meta.url));
 const EMAIL = "camille@example.com";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether something accepts connections on this port. */
 async function listening(port: number): Promise<boolean> {
@@ -97,11 +87,7 @@ describe("the demo storefront, started with pnpm start", () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "loyalty-demo-"));
     // As root, the embedded PostgreSQL runs as a user of its own, who must reach its directory.
     await chmod(dataDir, 0o755);
-    const [apiPort, storePort, postgresPort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    const [apiPort, storePort, postgresPort] = [await getPort(), await getPort(), await getPort()];
     env = { ...process.env, LOYALTY_DATA_DIR: dataDir, LOG_LEVEL: "warn" };
     // A fresh machine: no database server, no master key.
     delete env["DATABASE_URL"];

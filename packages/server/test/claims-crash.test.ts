@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import getPort from "get-port";
 import { customerHistoryResponseV2Schema } from "@loyalty/shared-types";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, startTestApp, TEST_MASTER_KEY, type TestApp } from "./support/app.js";
 import { addReward, customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
-import { freePort } from "./support/global-setup.js";
 import { environment, exitOf, startServer } from "./support/processes.js";
 
 /**
@@ -106,7 +106,7 @@ it("settles claims interrupted between reservation and confirmation", async () =
     await customerWithPoints(app.context.pool, store.store.id, id, 1000, `c${id}@example.com`);
   }
 
-  const port = await freePort();
+  const port = await getPort();
   const server = await startServer(
     environment({
       DATABASE_URL: app.database.url,

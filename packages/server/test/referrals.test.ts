@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import getPort from "get-port";
 import {
   createReferralResponseSchema,
   problemSchema,
@@ -9,7 +10,6 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { basic, eventually, startTestApp, type TestApp } from "./support/app.js";
-import { freePort } from "./support/global-setup.js";
 import { customerWithPoints, hashFor, pointsOf, storeWithKey } from "./support/fixtures.js";
 import { startSmtpServer, type TestSmtpServer } from "./support/smtp.js";
 
@@ -557,7 +557,7 @@ describe("completion", () => {
 
 describe("an SMTP server that is down", () => {
   it("delays the invitation until it is back, through the job queue's retries", async () => {
-    const port = await freePort();
+    const port = await getPort();
     const down = await startTestApp({
       workers: true,
       env: { SMTP_URL: `smtp://127.0.0.1:${port}` },

@@ -4,10 +4,10 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import getPort from "get-port";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY } from "./support/app.js";
 import { createTestDatabase } from "./support/database.js";
-import { freePort } from "./support/global-setup.js";
 import { environment, exitOf, runCli, spawnServer, startServer } from "./support/processes.js";
 
 const dataDir = path.join(os.tmpdir(), `loyalty-start-${randomBytes(6).toString("hex")}`);
@@ -37,8 +37,8 @@ async function machineWithoutDatabase(dir: string): Promise<NodeJS.ProcessEnv> {
     DATABASE_URL: undefined,
     LOYALTY_MASTER_KEY: undefined,
     LOYALTY_DATA_DIR: dir,
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    PORT: String(await freePort()),
+    EMBEDDED_POSTGRES_PORT: String(await getPort()),
+    PORT: String(await getPort()),
   });
 }
 
@@ -66,7 +66,7 @@ describe("the server process on a machine with no database", () => {
     }
 
     // Data survives a restart, on another port if the operator changes it.
-    const restarted = { ...env, EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+    const restarted = { ...env, EMBEDDED_POSTGRES_PORT: String(await getPort()) };
     const again = await startServer(restarted);
     try {
       const keys = await runCli(["key", "list", "--json"], restarted);
@@ -140,7 +140,7 @@ describe("the server process on a machine with no database", () => {
 describe("graceful shutdown", () => {
   it("answers a request in flight before it exits on SIGTERM", async () => {
     const database = await createTestDatabase();
-    const port = await freePort();
+    const port = await getPort();
     const server = await startServer(
       environment({
         DATABASE_URL: database.url,

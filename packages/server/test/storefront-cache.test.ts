@@ -1,4 +1,5 @@
 import { connect, createServer, type Socket } from "node:net";
+import getPort from "get-port";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -16,7 +17,6 @@ import {
   type StoreSummary,
 } from "../src/modules/storefront/storefront.cache.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { freePort } from "./support/global-setup.js";
 
 /** A notification feed driven by hand. */
 class FakeChanges implements StoreChanges {
@@ -421,9 +421,10 @@ describe("StoreChangeListener", () => {
   });
 
   it("starts while the database is unreachable, retries with backoff, and stops cleanly", async () => {
-    fakeTimers();
+    // Before the fake timers: get-port keeps a timer of its own, which is not the listener's.
     const url = new URL(database.url);
-    url.port = String(await freePort());
+    url.port = String(await getPort());
+    fakeTimers();
     const lines: string[] = [];
     const listener = new StoreChangeListener({
       connectionString: url.toString(),

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import getPort from "get-port";
 import pg from "pg";
 import type { Logger } from "pino";
 
@@ -217,18 +217,6 @@ export async function startEmbeddedPostgres(
   };
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A PostgreSQL started by startThrowawayPostgres. */
 export interface ThrowawayPostgres {
   url: string;
@@ -247,7 +235,7 @@ export interface ThrowawayPostgres {
  */
 export async function startThrowawayPostgres(name: string): Promise<ThrowawayPostgres> {
   const directory = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
-  const port = await freePort();
+  const port = await getPort();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const cluster = new EmbeddedPostgres({
     // The directory itself: it is handed to the postgres user when this runs as root.

@@ -43,5 +43,3 @@ export default async function setup(project: TestProject) {
     await embedded?.stop();
   };
 }
-
-export { freePort } from "../../src/db/embedded.js";

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import getPort from "get-port";
 import pg from "pg";
 
 /** The repository's root: the server runs from there as `pnpm start` runs it. */
@@ -36,17 +36,6 @@ export async function runSourceToEnd(
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   if (code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${code}): ${stderr}`);
   return stdout;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -87,7 +76,7 @@ export default async function setup() {
       await client.end();
     };
   } else {
-    env["EMBEDDED_POSTGRES_PORT"] = String(await freePort());
+    env["EMBEDDED_POSTGRES_PORT"] = String(await getPort());
   }
 
   const server: ChildProcess = runSource("packages/server/src/main.ts", [], env);
