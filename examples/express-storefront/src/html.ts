@@ -1,3 +1,5 @@
+import escapeHtml from "escape-html";
+
 /** HTML built from template literals: every interpolated value is escaped unless it is `Html`. */
 export class Html {
   constructor(readonly text: string) {}
@@ -8,19 +10,11 @@ export class Html {
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];
 
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
 function render(value: Value): string {
   if (value === null || value === undefined || value === false) return "";
   if (value instanceof Html) return value.text;
   if (Array.isArray(value)) return value.map(render).join("");
-  return String(value).replace(/[&<>"']/g, (character) => ESCAPES[character] as string);
+  return escapeHtml(String(value));
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): Html {

@@ -341,5 +341,14 @@ describe("the demo storefront, started with pnpm start", () => {
     const unknownInvite = await page.request.get(`${store}/account?invite=constructor`);
     expect(unknownInvite.status()).toBe(200);
     expect(await unknownInvite.text()).toContain("your friend cannot be invited.");
+    // What the address bar says is shown as text, never as markup.
+    const injected = await page.request.get(
+      `${store}/account?invite=sent&email=${encodeURIComponent(`<img src=x onerror="alert('1')">`)}`,
+    );
+    const shown = await injected.text();
+    expect(shown).toContain(
+      "Invitation sent to &lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;.",
+    );
+    expect(shown).not.toContain("<img src=x");
   });
 });
