@@ -1,9 +1,7 @@
-import express, { type RequestHandler, type Router } from "express";
+import express, { type Router } from "express";
 import "./http/express-augment.js";
-import { jsonBody } from "./http/body.js";
 import { corsMiddleware } from "./http/cors.middleware.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
-import { rateLimitMiddleware } from "./http/rate-limit.middleware.js";
 import { healthRoutes } from "./http/health.routes.js";
 import { httpLogger } from "./http/logger.js";
 import { requestId } from "./http/request-id.js";
@@ -21,8 +19,9 @@ export interface AppOptions {
 
 /**
  * The HTTP pipeline: request id, health probes, CORS, the revision of the request, rate limits,
- * the storefront reads (the hot path: no access log line, no body), then the log line, the body
- * and the other operations, then one error path for everything that fails.
+ * the storefront reads (the hot path: no access log line, no body), then the log line and the
+ * other operations (each authenticates, then reads its body), then one error path for
+ * everything that fails.
  */
 export function createApp(context: AppContext, options: AppOptions = {}): express.Express {
   const { config, pool, clock, logger } = context;
@@ -34,16 +33,11 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(openApiRoutes(context));
   app.use(corsMiddleware);
   app.use(revisionMiddleware(clock));
-  app.use(rateLimitMiddleware(config.rateLimits));
+  app.use(context.services.rateLimits.beforeRouting);
   storefrontRoutes(context, app);
   app.use(httpLogger(logger));
-  // The back-office reads a body only once the request's token is checked (adminRoute): an
-  // unauthenticated request is refused without parsing what it sent.
-  const outsideBackOffice =
-    (handler: RequestHandler): RequestHandler =>
-    (req, res, next) =>
-      req.path.startsWith("/admin/") ? next() : handler(req, res, next);
-  app.use(jsonBody(config.bodyLimit).map(outsideBackOffice));
+  // No body is read here: each operation reads its own, up to its own limit, once the
+  // request's credentials are checked (an unauthenticated request is never parsed).
   for (const router of [
     ...apiRoutes(context),
     ...adminRoutes(context),

@@ -4,9 +4,11 @@ import type pg from "pg";
 import type { Config } from "./config.js";
 import { developmentMasterKey, SecretBox } from "./crypto/secrets.js";
 import { startEmbeddedPostgres } from "./db/embedded.js";
-import { migrate } from "./db/migrate.js";
+import { assertMigrated, migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
 import { StoreChangeListener, type StoreChanges } from "./db/store-changes.js";
+import { RateLimiter } from "./http/rate-limit.middleware.js";
+import { Outbound } from "./http/outbound.js";
 import type { Clock } from "./http/revision.middleware.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { AdminAuthService } from "./modules/admin/admin-auth.service.js";
@@ -47,6 +49,8 @@ export interface Services {
   /** The storefront reads' in-memory copy of each store, kept in step by the store changes. */
   storefront: StorefrontCache;
   mailer: Mailer;
+  /** The rate limits: counted before routing, and around every authentication. */
+  rateLimits: RateLimiter;
 }
 
 /** Everything a request or a command needs; built once per process. */
@@ -72,7 +76,14 @@ export function createServices(
   const stores = new StoresService(pool);
   const apiKeys = new ApiKeysService(pool, secrets, stores, changes);
   const storefront = new StorefrontCache(stores, changes);
-  const platforms = new PlatformsService(pool, secrets, config.platformTimeoutMs, storefront);
+  // Every request to a host a store names (its platform, its webhook endpoints) goes through it.
+  const outbound = new Outbound({ allowPrivateUrls: config.allowPrivateUrls });
+  const platforms = new PlatformsService(
+    pool,
+    secrets,
+    { timeoutMs: config.platformTimeoutMs, outbound },
+    storefront,
+  );
   const mailer = createMailer({
     url: config.smtp.url,
     from: config.smtp.from,
@@ -102,7 +113,7 @@ export function createServices(
     orders: new OrdersService(pool, logger),
     rules,
     clubs,
-    webhooks: new WebhooksService(pool, secrets, config.webhooks, logger),
+    webhooks: new WebhooksService(pool, secrets, config.webhooks, logger, outbound),
     platforms,
     rewards: new RewardsService(pool, storefront, platforms, logger, config.claimReconcileAfterMs),
     rewardsAdmin,
@@ -110,6 +121,7 @@ export function createServices(
     widgets,
     storefront,
     mailer,
+    rateLimits: new RateLimiter(config.rateLimits),
   };
 }
 
@@ -143,7 +155,10 @@ export async function openRuntime(
       });
   const databaseUrl = embedded ? embedded.url : (config.databaseUrl as string);
   try {
+    // Without migrating, a schema older than the code is refused with a pointer to `loyalty
+    // migrate`, rather than showing up as the first query's "relation … does not exist".
     if (options.migrate ?? config.migrateOnStart) await migrate(databaseUrl, logger);
+    else await assertMigrated(databaseUrl);
     const masterKey = config.masterKey ?? (await developmentMasterKey(config.dataDir));
     if (!config.masterKey) {
       logger.warn(

@@ -15,9 +15,10 @@ function probes({ services }: AppContext): Router[] {
   const whoami: RequestHandler = (req, res) => {
     res.json({ store: req.store?.domain, customer: req.customerExternalId ?? null });
   };
-  router.post("/probe/basic", basicAuth(services.apiKeys), whoami);
-  router.get("/probe/customer/:externalId", hmacAuth(services.apiKeys, "path"), whoami);
-  router.post("/probe/referral", hmacAuth(services.apiKeys, "query"), whoami);
+  const { apiKeys, rateLimits } = services;
+  router.post("/probe/basic", rateLimits.guard(basicAuth(apiKeys)), whoami);
+  router.get("/probe/customer/:externalId", rateLimits.guard(hmacAuth(apiKeys, "path")), whoami);
+  router.post("/probe/referral", rateLimits.guard(hmacAuth(apiKeys, "query")), whoami);
   return [router];
 }
 

@@ -389,6 +389,7 @@ interface BodyChoice {
   headers: Record<string, string>;
 }
 
+/** The server's BODY_LIMIT: the largest body an operation without a limit of its own reads. */
 const BODY_LIMIT = 1024 * 1024;
 /** Nesting no request body needs: the server may refuse it (validation-failed). */
 const SENSIBLE_DEPTH = 32;
@@ -705,9 +706,9 @@ function inspect(value: unknown): { unstorable: boolean; depth: number } {
  * What the server reads of a body, modelled on the documented behaviour of a JSON body parser:
  * only `application/json` (UTF-8) is read, an empty body is `{}`, the top level must be an
  * object or an array, and text PostgreSQL cannot store is refused; anything else it cannot read
- * is refused (validation-failed).
+ * is refused (validation-failed), and so is a body over the operation's limit.
  */
-function readBody(choice: BodyChoice): BodyRead {
+function readBody(choice: BodyChoice, limit: number): BodyRead {
   if (choice.bytes === undefined) return { refused: false, value: undefined, mayRefuse: false };
   if (choice.headers["content-encoding"]) return { refused: true };
   const type = choice.headers["content-type"];
@@ -721,7 +722,7 @@ function readBody(choice: BodyChoice): BodyRead {
     ?.slice("charset=".length);
   if (charset !== undefined && !charset.startsWith("utf-")) return { refused: true };
   const bytes = Buffer.from(choice.bytes);
-  if (bytes.length > BODY_LIMIT) return { refused: true };
+  if (bytes.length > limit) return { refused: true };
   const text = new TextDecoder().decode(bytes);
   if (text === "") return { refused: false, value: {}, mayRefuse: false };
   const first = /^[ \t\n\r]*(.)/s.exec(text)?.[1];
@@ -1175,7 +1176,7 @@ function plan(
     return { ...base, faults: [parts.revision.expect.refused], maybe: [] };
   }
   const body: BodyRead = parts.body
-    ? readBody(parts.body)
+    ? readBody(parts.body, definition.maxBodyBytes ?? BODY_LIMIT)
     : { refused: false, value: undefined, mayRefuse: false };
   const verdict = judge({
     served: parts.revision.expect.served,
@@ -1822,11 +1823,12 @@ describe("regressions found by the generated inputs", () => {
     expect(problem.type).toBe(`${problemBase}/validation-failed`);
     expect(problem.errors).toEqual([expect.objectContaining({ pointer: "", code: "too_deep" })]);
 
-    // With an Idempotency-Key too, whose fingerprint reads the whole body.
+    // With an Idempotency-Key too, whose fingerprint reads the whole body: as deep as a claim's
+    // limit of 1 KiB allows.
     const claim = await fetch(`${app.baseUrl}/reward/claim/${RICH}?${claimQuery()}`, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": "deep-1" },
-      body: `{"rewardId": 1, "deep": ${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`,
+      body: `{"rewardId": 1, "deep": ${'{"a":'.repeat(150)}1${"}".repeat(150)}}`,
     });
     expect(claim.status).toBe(400);
     expect(await claim.json()).toEqual({

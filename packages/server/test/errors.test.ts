@@ -2,12 +2,13 @@ import { claimRewardRequestSchema, problemSchema } from "@loyalty/shared-types";
 import http from "node:http";
 import { Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonBody } from "../src/http/body.js";
 import { parseRequest } from "../src/http/validate.js";
 import { startTestApp, type TestApp } from "./support/app.js";
 
 function probes(): Router[] {
   const router = Router();
-  router.post("/probe/echo", (req, res) => {
+  router.post("/probe/echo", ...jsonBody("1kb"), (req, res) => {
     res.status(201).json(parseRequest(claimRewardRequestSchema, req.body, "body"));
   });
   router.get("/probe/item/:id", (req, res) => {
@@ -22,7 +23,7 @@ function probes(): Router[] {
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ routers: probes, env: { BODY_LIMIT: "1kb" } });
+  app = await startTestApp({ routers: probes });
 });
 afterAll(() => app.close());
 

@@ -356,6 +356,16 @@ describe("the document's operations", () => {
     expect(legacy.examples?.["not-found"]?.value).toMatchObject({ statusCode: 404 });
   });
 
+  it("say how large a body each operation reads", () => {
+    const latest = documents["2026-08-26"];
+    expect(operationOf(latest, OPERATIONS.registerOrder).requestBody?.description).toBe(
+      "At most 524288 bytes: a larger body is refused (400 validation-failed) without being read.",
+    );
+    expect(operationOf(latest, OPERATIONS.claimReward).requestBody?.description).toContain(
+      "At most 1024 bytes",
+    );
+  });
+
   it("show each revision's order: externalRef in 2026-01-01, externalId from 2026-06-18", () => {
     const register = (revision: ApiRevision) => {
       const operation = operationOf(documents[revision], OPERATIONS.registerOrder);

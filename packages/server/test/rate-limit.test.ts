@@ -1,6 +1,7 @@
 import { problemSchema } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/app.js";
+import { adminSession } from "./support/admin.js";
+import { basic, startTestApp, type TestApp } from "./support/app.js";
 import { customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
 
 const DOMAIN = "https://limited.example";
@@ -191,6 +192,122 @@ describe("rate limit windows", () => {
       expect(again.headers.get("ratelimit")).toBe("limit=2, remaining=1, reset=1");
     } finally {
       await short.close();
+    }
+  });
+});
+
+describe("limits on who is asking, not how the header is written", () => {
+  const order = (id: number) =>
+    JSON.stringify({
+      externalId: id,
+      customer: { externalId: 7, email: "seven@example.com" },
+      currency: "EUR",
+      orderedAt: "2026-11-20T10:00:00Z",
+      lines: [{ lineId: "1", productId: 1, quantity: 1, unitPrice: 10, totalPaid: 10 }],
+    });
+
+  it("counts an API key once however its Authorization header is spelled", async () => {
+    const keyed = await startTestApp({ env: { RATE_LIMIT_API_KEY: "5" } });
+    try {
+      const { key } = await storeWithKey(keyed, DOMAIN);
+      const encoded = Buffer.from(`${key}:`).toString("base64");
+      const register = (authorization: string, id: number) =>
+        fetch(`${keyed.baseUrl}/api/order/register`, {
+          method: "POST",
+          headers: { authorization, "content-type": "application/json", revision: "2026-08-26" },
+          body: order(id),
+        });
+      const allowed = [];
+      for (let id = 1; id <= 5; id++) allowed.push((await register(`Basic ${encoded}`, id)).status);
+      expect(allowed).toEqual([201, 201, 201, 201, 201]);
+      const spellings = [
+        `basic ${encoded}`,
+        `BASIC ${encoded}`,
+        `Basic  ${encoded}`,
+        `Basic\t${encoded} `,
+      ];
+      const refused = [];
+      for (const [index, spelling] of spellings.entries()) {
+        refused.push((await register(spelling, 10 + index)).status);
+      }
+      expect(refused).toEqual([429, 429, 429, 429]);
+    } finally {
+      await keyed.close();
+    }
+  });
+
+  it("counts an admin once however the bearer token is spelled", async () => {
+    const limited = await startTestApp({ env: { RATE_LIMIT_ADMIN: "3" } });
+    try {
+      const { token } = await adminSession(limited);
+      const list = (authorization: string) =>
+        fetch(`${limited.baseUrl}/admin/stores`, { headers: { authorization } });
+      const statuses = [];
+      for (const spelling of [
+        `Bearer ${token}`,
+        `Bearer ${token}`,
+        `Bearer ${token}`,
+        `bearer ${token}`,
+        `BEARER ${token}`,
+        `Bearer   ${token}`,
+      ]) {
+        statuses.push((await list(spelling)).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("limits an address's failed authentications, lets right credentials through, and keeps no counter per wrong key", async () => {
+    const guarded = await startTestApp({
+      env: { RATE_LIMIT_FAILED_AUTH: "3", RATE_LIMIT_API_KEY: "100", RATE_LIMIT_ADMIN: "100" },
+    });
+    try {
+      const { store, key, authorization: right } = await storeWithKey(guarded, DOMAIN);
+      const register = (authorization: string, id: number) =>
+        fetch(`${guarded.baseUrl}/api/order/register`, {
+          method: "POST",
+          headers: { authorization, "content-type": "application/json", revision: "2026-08-26" },
+          body: order(id),
+        });
+      const wrong = (n: number) => basic(`lk_${String(n).padStart(10, "0")}_${"x".repeat(43)}`);
+      const statuses = [];
+      for (let n = 0; n < 5; n++) statuses.push((await register(wrong(n), n)).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      const refused = await register(wrong(99), 99);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.headers.get("www-authenticate")).toBeNull();
+      expect(await refused.json()).toMatchObject({
+        detail:
+          "Too many failed authentications from this address: at most 3 every 60 seconds. Retry after the seconds Retry-After gives.",
+      });
+      // A wrong customer hash or bearer token from that address is refused the same way.
+      const history = `${guarded.baseUrl}/point/user-history/1?hash=${"0".repeat(128)}&domain=${encodeURIComponent(DOMAIN)}`;
+      expect((await fetch(history)).status).toBe(429);
+      expect(
+        (
+          await fetch(`${guarded.baseUrl}/admin/stores`, {
+            headers: { authorization: "Bearer x.y.z" },
+          })
+        ).status,
+      ).toBe(429);
+      // The shop's own server, behind the same address, still registers its orders.
+      expect((await register(right, 500)).status).toBe(201);
+      expect(
+        (await fetch(history.replace("0".repeat(128), hashFor(store.reference, key, 1)))).status,
+      ).toBe(200);
+
+      // Thousands of invented keys cost no counter each.
+      for (let n = 1_000; n < 3_000; n += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, offset) => register(wrong(n + offset), n + offset)),
+        );
+      }
+      expect(guarded.context.services.rateLimits.countedKeys).toBeLessThanOrEqual(3);
+    } finally {
+      await guarded.close();
     }
   });
 });

@@ -110,6 +110,8 @@ export const ADMIN_OPERATIONS = {
     errors: ["validation-failed", "unauthorized", "forbidden"],
     headers: requestHeadersSchema,
     events: [],
+    // An email and a password: read before any credential is checked, so kept small.
+    maxBodyBytes: 4 * 1024,
     body: adminTokenRequestSchema,
     response: adminTokenResponseSchema,
   },

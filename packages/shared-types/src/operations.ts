@@ -65,6 +65,12 @@ export interface OperationDefinition {
   headers: z.ZodType;
   pathParams?: z.ZodType;
   query?: z.ZodType;
+  /**
+   * The largest request body read, in bytes: room for the largest body a client of the
+   * contract sends, and no more (a larger one is refused as validation-failed before it is
+   * read). Absent: the server's BODY_LIMIT.
+   */
+  maxBodyBytes?: number;
   /** Request body per revision: the first entry whose revision is <= the request's applies. */
   body?: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
   /** Absent for 204. */
@@ -85,6 +91,8 @@ export const OPERATIONS = {
     errors: ["validation-failed", "unauthorized"],
     headers: basicRequestHeadersSchema,
     events: ["ORDER_REGISTERED", "POINTS_EARNED"],
+    // Up to 1,000 lines of about 500 bytes (ids, a name, a SKU, a few categories).
+    maxBodyBytes: 512 * 1024,
     body: {
       "2026-01-01": registerOrderRequestV1Schema,
       "2026-06-18": registerOrderRequestV2Schema,
@@ -104,6 +112,8 @@ export const OPERATIONS = {
     errors: ["validation-failed", "unauthorized"],
     headers: basicRequestHeadersSchema,
     events: ["ORDER_REFUNDED", "POINTS_DEDUCTED"],
+    // Up to 1,000 refunded lines, as an order.
+    maxBodyBytes: 512 * 1024,
     body: { "2026-01-01": refundOrderRequestV1Schema, "2026-06-18": refundOrderRequestV2Schema },
     response: {
       "2026-01-01": refundOrderResponseV1Schema,
@@ -140,6 +150,8 @@ export const OPERATIONS = {
     headers: requestHeadersSchema,
     events: [],
     query: createReferralQuerySchema,
+    // An email and two names.
+    maxBodyBytes: 8 * 1024,
     body: createReferralRequestSchema,
     response: createReferralResponseSchema,
   },
@@ -180,6 +192,8 @@ export const OPERATIONS = {
     events: ["REWARD_OBTAINED"],
     pathParams: customerPathSchema,
     query: customerAuthQuerySchema,
+    // A reward id.
+    maxBodyBytes: 1024,
     body: claimRewardRequestSchema,
     response: claimRewardResponseSchema,
     refusal: claimRefusalSchema,
@@ -214,6 +228,8 @@ export const OPERATIONS = {
     ],
     headers: requestHeadersSchema,
     events: [],
+    // A referral hash.
+    maxBodyBytes: 1024,
     body: refereeCodeRequestSchema,
     response: refereeCodeResponseSchema,
   },

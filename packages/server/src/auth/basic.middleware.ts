@@ -1,5 +1,5 @@
-import type { RequestHandler } from "express";
 import { AppError } from "../http/app-error.js";
+import type { Authenticator } from "../http/rate-limit.middleware.js";
 import type { ApiKeysService } from "../modules/stores/api-keys.service.js";
 
 /** `Authorization: Basic base64(<API_KEY>:)`: the key as user name, an empty password. */
@@ -12,12 +12,15 @@ function keyFromBasicHeader(header: string | undefined): string | undefined {
   return decoded.slice(0, separator);
 }
 
-/** Basic authentication of the order operations: sets `req.store` or answers 401. */
-export function basicAuth(apiKeys: ApiKeysService): RequestHandler {
-  return async (req, res, next) => {
+/**
+ * Basic authentication of the order operations: sets `req.store` or answers 401. The caller is
+ * the API key, by its public id (`lk_<prefix>`), however the header spelled it.
+ */
+export function basicAuth(apiKeys: ApiKeysService): Authenticator {
+  return async (req, res) => {
     const key = keyFromBasicHeader(req.get("authorization"));
     const store = key ? await apiKeys.authenticate(key) : undefined;
-    if (!store) {
+    if (!key || !store) {
       res.setHeader("WWW-Authenticate", 'Basic realm="Loyalty API", charset="UTF-8"');
       throw new AppError(
         "unauthorized",
@@ -25,6 +28,6 @@ export function basicAuth(apiKeys: ApiKeysService): RequestHandler {
       );
     }
     req.store = store;
-    next();
+    return { identity: { policy: "api-key", key: `${store.id} ${key.slice(0, 13)}` } };
   };
 }

@@ -1,5 +1,5 @@
-import type { RequestHandler } from "express";
 import { AppError } from "../http/app-error.js";
+import type { Authenticator } from "../http/rate-limit.middleware.js";
 import type { AdminAuthService } from "../modules/admin/admin-auth.service.js";
 
 const REALM = 'Bearer realm="Loyalty back-office"';
@@ -9,11 +9,8 @@ const REALM = 'Bearer realm="Loyalty back-office"';
  * malformed, forged or expired one: RFC 6750's WWW-Authenticate says which). An operation for
  * the whole service answers 403 to a store's token.
  */
-export function bearerAuth(
-  adminAuth: AdminAuthService,
-  scope: "service" | "store",
-): RequestHandler {
-  return async (req, res, next) => {
+export function bearerAuth(adminAuth: AdminAuthService, scope: "service" | "store"): Authenticator {
+  return async (req, res) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.get("authorization") ?? "")?.[1];
     if (!token) {
       res.setHeader("WWW-Authenticate", REALM);
@@ -34,6 +31,6 @@ export function bearerAuth(
       res.setHeader("WWW-Authenticate", `${REALM}, error="insufficient_scope"`);
       throw new AppError("forbidden", "This operation needs a token for the whole service.");
     }
-    next();
+    return { identity: { policy: "admin", key: String(req.admin.userId) } };
   };
 }

@@ -1,7 +1,7 @@
 import { customerHashSchema, domainSchema, externalIdTextSchema } from "@loyalty/shared-types";
-import type { RequestHandler } from "express";
 import { constantTimeEqual, customerHash } from "../crypto/secrets.js";
 import { AppError } from "../http/app-error.js";
+import type { Authenticator } from "../http/rate-limit.middleware.js";
 import type { ApiKeysService } from "../modules/stores/api-keys.service.js";
 
 function text(value: unknown): string | undefined {
@@ -14,11 +14,8 @@ function text(value: unknown): string | undefined {
  * `domain`. Any failure (missing or malformed parameter, unknown domain, wrong hash) is 401.
  * Sets `req.store` and `req.customerExternalId`.
  */
-export function hmacAuth(
-  apiKeys: ApiKeysService,
-  externalIdFrom: "path" | "query",
-): RequestHandler {
-  return async (req, _res, next) => {
+export function hmacAuth(apiKeys: ApiKeysService, externalIdFrom: "path" | "query"): Authenticator {
+  return async (req) => {
     const refuse = () =>
       new AppError("unauthorized", "The customer hash does not match this store and customer.");
     const query = req.query as Record<string, unknown>;
@@ -50,6 +47,7 @@ export function hmacAuth(
     if (!matched) throw refuse();
     req.store = store;
     req.customerExternalId = externalId.data;
-    next();
+    // Customers are counted before routing (by store, id and address), not here.
+    return {};
   };
 }

@@ -6,7 +6,7 @@ import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
 import type { StoreRow } from "../modules/stores/stores.repository.js";
 import type { AppContext } from "../runtime.js";
 import { AppError } from "./app-error.js";
-import { jsonBody } from "./body.js";
+import { operationBody } from "./body.js";
 import { honoursIdempotencyKey, idempotentRequests } from "./idempotency.middleware.js";
 import { expressPath } from "./operation-route.js";
 import { parseRequest, toValidationIssues } from "./validate.js";
@@ -55,8 +55,8 @@ export function adminRoute<O extends OperationDefinition>(
   const method = operation.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
   router[method](
     expressPath(operation.path),
-    bearerAuth(services.adminAuth, operation.scope ?? "store"),
-    ...(operation.body ? jsonBody(config.bodyLimit) : []),
+    services.rateLimits.guard(bearerAuth(services.adminAuth, operation.scope ?? "store")),
+    ...(operation.body ? operationBody(operation, config.bodyLimit) : []),
     ...(honoursIdempotencyKey(operation) ? [idempotentRequests(services.idempotency)] : []),
     async (req, res) => {
       const admin = req.admin as AdminPrincipal;

@@ -1,18 +1,21 @@
-import { createHash } from "node:crypto";
-import type { Request, RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator } from "express-rate-limit";
 import { ADMIN_OPERATIONS, normalizeDomain } from "@loyalty/shared-types";
 import type { RateLimits } from "../config.js";
 import { AppError } from "./app-error.js";
 import { findOperation } from "./operation-lookup.js";
 
-type Policy = "storefront" | "customer" | "api-key" | "admin" | "admin-login";
+/** Limits counted before routing, from what the request says. */
+type AddressPolicy = "storefront" | "customer" | "admin-login";
+/** Limits counted once authentication established who is asking. */
+export type IdentityPolicy = "api-key" | "admin";
+type Policy = AddressPolicy | IdentityPolicy;
 
 const SUBJECT: Record<Policy, string> = {
   storefront: "address",
   customer: "customer",
   "api-key": "API key",
-  admin: "access token",
+  admin: "admin",
   "admin-login": "address",
 };
 
@@ -21,22 +24,20 @@ export function rateLimitedDetail(subject: string, limit: number, windowSeconds:
   return `Too many requests for this ${subject}: at most ${limit} every ${windowSeconds} seconds. Retry after the seconds Retry-After gives.`;
 }
 
-function policyOf(method: string, path: string): Policy | undefined {
+function failedAuthDetail(limit: number, windowSeconds: number): string {
+  return `Too many failed authentications from this address: at most ${limit} every ${windowSeconds} seconds. Retry after the seconds Retry-After gives.`;
+}
+
+function addressPolicyOf(method: string, path: string): AddressPolicy | undefined {
   const operation = findOperation(method, path);
   if (!operation) return undefined;
   if (operation.path === ADMIN_OPERATIONS.createAdminToken.path) return "admin-login";
-  return ({ public: "storefront", hmac: "customer", basic: "api-key", bearer: "admin" } as const)[
-    operation.auth
-  ];
+  if (operation.auth === "public") return "storefront";
+  if (operation.auth === "hmac") return "customer";
+  return undefined;
 }
 
 const clientAddress = (req: Request) => ipKeyGenerator(req.ip ?? "unknown");
-
-/** A credential counted by its digest: the limiter's memory never holds a key or a token. */
-const credential = (req: Request) =>
-  createHash("sha256")
-    .update(req.get("authorization") ?? clientAddress(req))
-    .digest("base64url");
 
 /**
  * A customer of a store (the path's id for history and claim, the query's for a referral), as
@@ -54,13 +55,14 @@ function customer(req: Request): string {
   return `${store} ${id} ${clientAddress(req)}`;
 }
 
-const KEYS: Record<Policy, (req: Request) => string> = {
+const ADDRESS_KEYS: Record<AddressPolicy, (req: Request) => string> = {
   storefront: clientAddress,
   customer,
-  "api-key": credential,
-  admin: credential,
   "admin-login": clientAddress,
 };
+
+/** How many keys a counter holds at most, whatever the clients send. */
+export const MAX_COUNTED_KEYS = 100_000;
 
 /**
  * Requests per key in fixed windows that start at a key's first request, counted synchronously.
@@ -68,16 +70,27 @@ const KEYS: Record<Policy, (req: Request) => string> = {
  * the storefront reads, served synchronously from memory, that cost about a tenth of their
  * throughput (calculate at 0.66x a bare Express instead of 0.74x, alternated runs). Its
  * IPv6-aware address keys (`ipKeyGenerator`) are still the library's.
+ *
+ * Memory is bounded: expired windows are dropped once per window, and a counter full of live
+ * ones forgets its oldest (a Map iterates in insertion order), so that clients inventing keys
+ * cost at most MAX_COUNTED_KEYS entries.
  */
 class FixedWindowCounter {
   private readonly windows = new Map<string, { used: number; resetAt: number }>();
 
-  constructor(private readonly windowMs: number) {
-    // Expired windows are dropped once per window, so memory follows the clients of a window.
-    setInterval(() => {
-      const now = Date.now();
-      for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
-    }, windowMs).unref();
+  constructor(
+    private readonly windowMs: number,
+    private readonly maxKeys = MAX_COUNTED_KEYS,
+  ) {
+    setInterval(() => this.dropExpired(Date.now()), windowMs).unref();
+  }
+
+  private dropExpired(now: number): void {
+    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+  }
+
+  get size(): number {
+    return this.windows.size;
   }
 
   /** Counts a request; how many the key made in its window, and the seconds left in it. */
@@ -85,53 +98,138 @@ class FixedWindowCounter {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.resetAt <= now) {
+      if (window) this.windows.delete(key);
+      if (this.windows.size >= this.maxKeys) this.makeRoom(now);
       window = { used: 0, resetAt: now + this.windowMs };
       this.windows.set(key, window);
     }
     window.used += 1;
-    return {
-      used: window.used,
-      resetSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
-    };
+    return { used: window.used, resetSeconds: this.secondsLeft(window.resetAt, now) };
+  }
+
+  private secondsLeft(resetAt: number, now: number): number {
+    return Math.max(1, Math.ceil((resetAt - now) / 1000));
+  }
+
+  private makeRoom(now: number): void {
+    this.dropExpired(now);
+    const excess = this.windows.size - this.maxKeys + 1;
+    if (excess <= 0) return;
+    let dropped = 0;
+    for (const key of this.windows.keys()) {
+      if (dropped++ >= excess) break;
+      this.windows.delete(key);
+    }
   }
 }
 
+/** What an authentication step sets when it accepts the request. */
+export interface AuthOutcome {
+  /** Who is asking, for the identity limits: the API key's id, the admin. */
+  identity?: { policy: IdentityPolicy; key: string };
+}
+
+/**
+ * Checks a request's credentials and sets what they establish on it (`req.store`, `req.admin`),
+ * or throws unauthorized (401).
+ */
+export type Authenticator = (req: Request, res: Response) => Promise<AuthOutcome>;
+
 /**
  * Rate limits per client, by the operation's kind: public storefront reads per address, the
- * customer-hash operations per customer and address, orders and refunds per API key, the
- * back-office per token, and its sign-in per address. Every answer carries the IETF
- * `RateLimit-Policy` and `RateLimit` headers (draft-ietf-httpapi-ratelimit-headers-07); a
- * request over its limit is refused with a `rate-limited` problem (429) and `Retry-After`, in
- * the request's revision format, before anything runs. Counted in each process's memory: with
- * N API processes a client may get up to N times the limit.
+ * customer-hash operations per customer and address, and the back-office sign-in per address,
+ * all counted before routing; orders and refunds per API key and the back-office per admin,
+ * counted once authentication said who is asking (however the header was spelled), and failed
+ * authentications per address. Every answer carries the IETF `RateLimit-Policy` and `RateLimit`
+ * headers (draft-ietf-httpapi-ratelimit-headers-07); a request over its limit is refused with a
+ * `rate-limited` problem (429) and `Retry-After`, in the request's revision format, before
+ * anything runs. Counted in each process's memory: with N API processes a client may get up to
+ * N times the limit.
  */
-export function rateLimitMiddleware(limits: RateLimits): RequestHandler {
-  const { windowSeconds } = limits;
-  const configured: Record<Policy, number> = {
-    storefront: limits.storefront,
-    customer: limits.customer,
-    "api-key": limits.apiKey,
-    admin: limits.admin,
-    "admin-login": limits.adminLogin,
-  };
-  const counters = new Map<Policy, { limit: number; counter: FixedWindowCounter }>();
-  for (const [policy, limit] of Object.entries(configured) as [Policy, number][]) {
-    if (limit > 0)
-      counters.set(policy, { limit, counter: new FixedWindowCounter(windowSeconds * 1000) });
+export class RateLimiter {
+  private readonly counters = new Map<Policy, { limit: number; counter: FixedWindowCounter }>();
+  private readonly failures: { limit: number; counter: FixedWindowCounter } | undefined;
+  private readonly windowSeconds: number;
+
+  constructor(limits: RateLimits) {
+    this.windowSeconds = limits.windowSeconds;
+    const windowMs = limits.windowSeconds * 1000;
+    const configured: Record<Policy, number> = {
+      storefront: limits.storefront,
+      customer: limits.customer,
+      "api-key": limits.apiKey,
+      admin: limits.admin,
+      "admin-login": limits.adminLogin,
+    };
+    for (const [policy, limit] of Object.entries(configured) as [Policy, number][]) {
+      if (limit > 0)
+        this.counters.set(policy, { limit, counter: new FixedWindowCounter(windowMs) });
+    }
+    if (limits.failedAuth > 0) {
+      this.failures = { limit: limits.failedAuth, counter: new FixedWindowCounter(windowMs) };
+    }
   }
-  return (req, res, next) => {
-    const policy = policyOf(req.method, req.path);
-    const limited = policy && counters.get(policy);
-    if (!limited) return next();
+
+  /** Counts a request against a policy's limit; refuses it (429) past the limit. */
+  private count(policy: Policy, key: string, res: Response): void {
+    const limited = this.counters.get(policy);
+    if (!limited) return;
     const { limit, counter } = limited;
-    const { used, resetSeconds } = counter.hit(KEYS[policy](req));
-    res.setHeader("RateLimit-Policy", `${limit};w=${windowSeconds}`);
+    const { used, resetSeconds } = counter.hit(key);
+    res.setHeader("RateLimit-Policy", `${limit};w=${this.windowSeconds}`);
     res.setHeader(
       "RateLimit",
       `limit=${limit}, remaining=${Math.max(limit - used, 0)}, reset=${resetSeconds}`,
     );
-    if (used <= limit) return next();
+    if (used <= limit) return;
     res.setHeader("Retry-After", String(resetSeconds));
-    next(new AppError("rate-limited", rateLimitedDetail(SUBJECT[policy], limit, windowSeconds)));
+    throw new AppError(
+      "rate-limited",
+      rateLimitedDetail(SUBJECT[policy], limit, this.windowSeconds),
+    );
+  }
+
+  /** The limits counted before routing: storefront reads, customers, the sign-in. */
+  readonly beforeRouting: RequestHandler = (req, res, next) => {
+    const policy = addressPolicyOf(req.method, req.path);
+    if (policy) this.count(policy, ADDRESS_KEYS[policy](req), res);
+    next();
   };
+
+  /**
+   * An authentication step under the limits. A refusal (401) counts as a failure of the
+   * client's address; past its limit of failures, the address's refusals are 429 with
+   * Retry-After until its window ends (credentials that are right still pass: a shop's server
+   * may share an address with someone guessing). An accepted request is counted against its
+   * identity's limit, whatever the spelling of its header.
+   */
+  guard(authenticate: Authenticator): RequestHandler {
+    return async (req, res, next) => {
+      let outcome: AuthOutcome;
+      try {
+        outcome = await authenticate(req, res);
+      } catch (error) {
+        if (!this.failures || !(error instanceof AppError) || error.reason !== "unauthorized") {
+          throw error;
+        }
+        const { limit, counter } = this.failures;
+        const { used, resetSeconds } = counter.hit(clientAddress(req));
+        if (used <= limit) throw error;
+        res.removeHeader("WWW-Authenticate");
+        res.setHeader("Retry-After", String(resetSeconds));
+        throw new AppError("rate-limited", failedAuthDetail(limit, this.windowSeconds), undefined, {
+          cause: error,
+        });
+      }
+      if (outcome.identity) this.count(outcome.identity.policy, outcome.identity.key, res);
+      next();
+    };
+  }
+
+  /** Keys held by the counters (tests check that they stay bounded). */
+  get countedKeys(): number {
+    let total = this.failures?.counter.size ?? 0;
+    for (const { counter } of this.counters.values()) total += counter.size;
+    return total;
+  }
 }

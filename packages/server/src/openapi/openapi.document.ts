@@ -69,7 +69,11 @@ export interface OpenApiOperation {
   tags: string[];
   security: Record<string, string[]>[];
   parameters: (OpenApiParameter | { $ref: string })[];
-  requestBody?: { required: boolean; content: Record<string, OpenApiMediaType> };
+  requestBody?: {
+    description?: string;
+    required: boolean;
+    content: Record<string, OpenApiMediaType>;
+  };
   responses: Record<string, OpenApiResponse>;
 }
 
@@ -710,6 +714,11 @@ function buildOperation(
     const { schema, key } = forRevision(operation.body, revision);
     const bodySchema = toJsonSchema(schema, "input");
     result.requestBody = {
+      ...(operation.maxBodyBytes === undefined
+        ? {}
+        : {
+            description: `At most ${operation.maxBodyBytes} bytes: a larger body is refused (400 validation-failed) without being read.`,
+          }),
       required: objectParts(bodySchema).required.length > 0,
       content: {
         "application/json": { schema: bodySchema, example: exampleFor(examples.request, key) },

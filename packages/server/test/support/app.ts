@@ -63,6 +63,7 @@ export async function startTestApp(
     RATE_LIMIT_API_KEY: "0",
     RATE_LIMIT_ADMIN: "0",
     RATE_LIMIT_ADMIN_LOGIN: "0",
+    RATE_LIMIT_FAILED_AUTH: "0",
     ...options.env,
   });
   const logs: string[] = [];

@@ -1,4 +1,5 @@
 import {
+  OPERATIONS,
   claimRewardRequestSchema,
   rewardListQuerySchema,
   type ClaimRefusal,
@@ -6,6 +7,7 @@ import {
 import { Router, type IRouter } from "express";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { hmacAuth } from "../../auth/hmac.middleware.js";
+import { operationBody } from "../../http/body.js";
 import { sendCachedSection } from "../../http/cacheable.js";
 import { idempotentRequests } from "../../http/idempotency.middleware.js";
 import { parseRequest } from "../../http/validate.js";
@@ -37,7 +39,8 @@ export function rewardClaimRoutes(context: AppContext, rewards: RewardsService):
   const router = Router();
   router.post(
     "/reward/claim/:externalId",
-    hmacAuth(context.services.apiKeys, "path"),
+    context.services.rateLimits.guard(hmacAuth(context.services.apiKeys, "path")),
+    ...operationBody(OPERATIONS.claimReward, context.config.bodyLimit),
     idempotentRequests(context.services.idempotency),
     async (req, res) => {
       const { rewardId } = parseRequest(claimRewardRequestSchema, req.body, "body");
