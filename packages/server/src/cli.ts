@@ -6,9 +6,10 @@ import {
   type ReferralProgramInput,
 } from "@loyalty/shared-types";
 import { Command } from "commander";
-import { pino } from "pino";
-import { ConfigError, loadConfig } from "./config.js";
-import { migrate } from "./db/migrate.js";
+import { pino, type Logger } from "pino";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { startEmbeddedPostgres } from "./db/embedded.js";
+import { DatabaseNotMigratedError, migrate } from "./db/migrate.js";
 import { AppError } from "./http/app-error.js";
 import { createLogger } from "./http/logger.js";
 import { DEMO_DOMAIN } from "./modules/demo/demo.service.js";
@@ -43,16 +44,21 @@ function keyView(row: ApiKeyRow) {
   };
 }
 
-/** Opens the database (DATABASE_URL or the embedded one), runs `work`, always closes. */
-async function withRuntime<T>(
-  work: (runtime: Runtime) => Promise<T>,
-  options: { migrate?: boolean } = {},
-): Promise<T> {
+function commandSetup(): { config: Config; logger: Logger } {
   const config = loadConfig();
   // Logs go to stderr so that stdout holds only the command's output.
   const logger = createLogger(process.env["LOG_LEVEL"] ?? "error", pino.destination(2));
+  return { config, logger };
+}
+
+/**
+ * Opens the database (DATABASE_URL or the embedded one), runs `work`, always closes. Pending
+ * migrations are applied first (MIGRATE_ON_START), or refused with a pointer to `migrate`.
+ */
+async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const { config, logger } = commandSetup();
   // A cluster a killed server left running is the next server's to stop, not a command's.
-  const runtime = await openRuntime(config, logger, { ...options, adoptEmbedded: false });
+  const runtime = await openRuntime(config, logger, { adoptEmbedded: false });
   try {
     return await work(runtime);
   } finally {
@@ -60,11 +66,35 @@ async function withRuntime<T>(
   }
 }
 
+/**
+ * The database alone, for `migrate`: the services' start-up checks read tables that the
+ * migrations it runs create.
+ */
+async function withDatabase<T>(
+  work: (databaseUrl: string, logger: Logger) => Promise<T>,
+): Promise<T> {
+  const { config, logger } = commandSetup();
+  if (config.databaseUrl) return work(config.databaseUrl, logger);
+  const embedded = await startEmbeddedPostgres(
+    config.dataDir,
+    config.embeddedPostgresPort,
+    logger,
+    { adopt: false },
+  );
+  try {
+    return await work(embedded.url, logger);
+  } finally {
+    await embedded.stop();
+  }
+}
+
 function fail(error: unknown, json: boolean): never {
   const message =
     error instanceof AppError && error.issues
       ? error.issues.map((issue) => `--${issue.pointer.slice(1)}: ${issue.message}`).join("\n")
-      : error instanceof AppError || error instanceof ConfigError
+      : error instanceof AppError ||
+          error instanceof ConfigError ||
+          error instanceof DatabaseNotMigratedError
         ? error.message
         : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
   const reason = error instanceof AppError ? error.reason : undefined;
@@ -101,12 +131,7 @@ program
   .action(
     action(async (_options: JsonOption, command: Command) => {
       const options = command.optsWithGlobals<JsonOption>();
-      const applied = await withRuntime(
-        (runtime) => migrate(runtime.databaseUrl, runtime.context.logger),
-        {
-          migrate: false,
-        },
-      );
+      const applied = await withDatabase(migrate);
       print(
         options,
         { applied },
@@ -299,7 +324,8 @@ setFromStdin(
   program.command("platform").description("connect a store to its e-commerce platform"),
   'set the store\'s platform connection from JSON on stdin: {"platform":"woocommerce","url":…,"consumerKey":…,"consumerSecret":…}, shopify (url, accessToken), prestashop (url, webserviceKey) or sandbox',
   (runtime, storeId, document) =>
-    // The operator's own tool may name a platform on the service's network.
+    // The operator's own tool may save a platform on the service's network; the service then
+    // connects to it only where ALLOW_PRIVATE_URLS allows (every connection's address is checked).
     runtime.context.services.platforms.connect(storeId, document as PlatformConnectionInput, {
       allowPrivateUrls: true,
     }),

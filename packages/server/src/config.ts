@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -55,6 +56,9 @@ const environmentSchema = z.object({
     .regex(/^\d+(b|kb|mb)$/i, "must be a size such as 1mb or 512kb")
     .default("1mb"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(65_000),
   WORKERS: z.enum(["in-process", "off"]).default("in-process"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
   WORKER_HEARTBEAT_MS: z.coerce.number().int().min(50).default(5_000),
@@ -66,13 +70,14 @@ const environmentSchema = z.object({
   ALLOW_PRIVATE_URLS: booleanText.default(false),
   CLAIM_RECONCILE_AFTER_MS: z.coerce.number().int().min(0).default(120_000),
   ADMIN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
-  TRUST_PROXY: optionalText,
+  TRUST_PROXY: optionalText.transform(trustProxy),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   RATE_LIMIT_STOREFRONT: z.coerce.number().int().min(0).max(1_000_000_000).default(600),
   RATE_LIMIT_CUSTOMER: z.coerce.number().int().min(0).max(1_000_000_000).default(120),
   RATE_LIMIT_API_KEY: z.coerce.number().int().min(0).max(1_000_000_000).default(12_000),
   RATE_LIMIT_ADMIN: z.coerce.number().int().min(0).max(1_000_000_000).default(1_200),
   RATE_LIMIT_ADMIN_LOGIN: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
+  RATE_LIMIT_FAILED_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(20),
 });
 
 export interface Config {
@@ -93,6 +98,13 @@ export interface Config {
   logLevel: string;
   bodyLimit: string;
   shutdownTimeoutMs: number;
+  /**
+   * Node's defaults let a client hold a connection for a minute before its headers are complete
+   * and five minutes for its request; these bound slow clients. Keep-alive outlives a typical
+   * load balancer's 60 s idle timeout, so that the balancer, not this server, closes an idle
+   * connection (otherwise it may send a request on a connection this server is closing).
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Run the job workers inside the API process, or leave them to `loyalty worker`. */
   workers: "in-process" | "off";
   workerConcurrency: number;
@@ -104,9 +116,11 @@ export interface Config {
   /** How long a store's platform has to answer (claims, referee codes, referral checks). */
   platformTimeoutMs: number;
   /**
-   * Whether the back-office may aim the service's requests (a platform, a webhook endpoint) at
-   * its own machine or network (loopback, private or link-local addresses): for platforms and
-   * receivers hosted next to the service. Off, a store admin cannot reach internal hosts.
+   * Whether the service's requests (a platform, a webhook endpoint) may go to its own machine or
+   * network (loopback, private, link-local, multicast addresses): for platforms and receivers
+   * hosted next to the service. Off, such a URL is refused when it is saved, and every
+   * connection's address is checked when it is made, so that a name resolving to an internal
+   * host reaches nothing.
    */
   allowPrivateUrls: boolean;
   /**
@@ -119,9 +133,10 @@ export interface Config {
   adminTokenTtlSeconds: number;
   /**
    * Express's `trust proxy`: which proxies' X-Forwarded-For to believe, so that the rate
-   * limits count clients, not the load balancer. Unset: the connection's address.
+   * limits count clients, not the load balancer: a number of hops, or the proxies' addresses
+   * and subnets. Unset: the connection's address.
    */
-  trustProxy: boolean | number | string | undefined;
+  trustProxy: number | string | undefined;
   /** Requests per window and per client (0: no limit), counted by each API process. */
   rateLimits: RateLimits;
 }
@@ -138,6 +153,11 @@ export interface RateLimits {
   admin: number;
   /** `POST /admin/token`, per client address: password guessing. */
   adminLogin: number;
+  /**
+   * Failed authentications (a wrong API key, token or customer hash), per client address: past
+   * it, that address's unauthenticated attempts are refused before any credential is looked up.
+   */
+  failedAuth: number;
 }
 
 export class ConfigError extends Error {
@@ -174,6 +194,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       `CLAIM_RECONCILE_AFTER_MS: must be at least twice PLATFORM_TIMEOUT_MS (${2 * env.PLATFORM_TIMEOUT_MS}), or a claim still waiting for its platform could be settled under it`,
     );
   }
+  // Node refuses to create a server otherwise.
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS}): the headers are part of the request`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     env: env.NODE_ENV,
@@ -193,6 +219,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     workers: env.WORKERS,
     workerConcurrency: env.WORKER_CONCURRENCY,
     workerHeartbeatMs: env.WORKER_HEARTBEAT_MS,
@@ -206,7 +237,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     allowPrivateUrls: env.ALLOW_PRIVATE_URLS,
     claimReconcileAfterMs: env.CLAIM_RECONCILE_AFTER_MS,
     adminTokenTtlSeconds: env.ADMIN_TOKEN_TTL_SECONDS,
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    trustProxy: env.TRUST_PROXY,
     rateLimits: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
       storefront: env.RATE_LIMIT_STOREFRONT,
@@ -214,14 +245,49 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       apiKey: env.RATE_LIMIT_API_KEY,
       admin: env.RATE_LIMIT_ADMIN,
       adminLogin: env.RATE_LIMIT_ADMIN_LOGIN,
+      failedAuth: env.RATE_LIMIT_FAILED_AUTH,
     },
   };
 }
 
-/** `true`/`false`, a number of hops, or addresses and subnets (`loopback, 10.0.0.0/8`). */
-function trustProxy(value: string | undefined): Config["trustProxy"] {
-  if (value === undefined) return undefined;
-  if (/^(true|false)$/i.test(value)) return value.toLowerCase() === "true";
+/** The names Express's `trust proxy` gives to address ranges. */
+const PROXY_RANGES = ["loopback", "linklocal", "uniquelocal"];
+
+/** An address, or a subnet as address/prefix (or an IPv4 address/netmask). */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGES.includes(entry)) return true;
+  const [address = "", mask, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (mask === undefined) return true;
+  if (/^\d{1,3}$/.test(mask)) return Number(mask) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(mask) === 4;
+}
+
+/**
+ * Which proxies' X-Forwarded-For to believe: a number of hops, or their addresses and subnets
+ * (`loopback, 10.0.0.0/8`). Never `true`: it believes the header whoever sends it, so any client
+ * picks the address it is counted under and escapes every per-address limit.
+ */
+function trustProxy(value: string | undefined, context: z.RefinementCtx): Config["trustProxy"] {
+  if (value === undefined || value.toLowerCase() === "false") return undefined;
+  if (value.toLowerCase() === "true") {
+    context.addIssue({
+      code: "custom",
+      message:
+        "`true` trusts any client's X-Forwarded-For (a client could pick its own address and escape every per-address limit); set the number of proxies in front (1) or their addresses (10.0.0.0/8)",
+    });
+    return z.NEVER;
+  }
   if (/^\d+$/.test(value)) return Number(value);
-  return value;
+  const entries = value.split(",").map((entry) => entry.trim());
+  const invalid = entries.filter((entry) => !isProxyAddress(entry));
+  if (invalid.length > 0) {
+    context.addIssue({
+      code: "custom",
+      message: `must be the number of proxies in front (1) or their addresses and subnets, comma-separated (10.0.0.0/8, fd00::/8, loopback, linklocal, uniquelocal); not ${invalid.map((entry) => `"${entry}"`).join(", ")}`,
+    });
+    return z.NEVER;
+  }
+  return entries.join(", ");
 }

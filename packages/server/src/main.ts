@@ -1,6 +1,8 @@
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
+import { isIPv6, type AddressInfo } from "node:net";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { DatabaseNotMigratedError } from "./db/migrate.js";
 import { createLogger } from "./http/logger.js";
 import { startWorkers, type Workers } from "./jobs/worker.js";
 import { taskList } from "./jobs/tasks.js";
@@ -37,8 +39,21 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const app = createApp(runtime.context, { isShuttingDown: () => shuttingDown });
 
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
+  const server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      // Node looks for expired requests every 30 s by default, which would let a slow client
+      // hold its connection up to 30 s past its timeout.
+      connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
+    },
+    app,
+  );
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   // Without HOST, Node's default: every interface, IPv6 and IPv4 alike.
-  const server = config.host ? app.listen(config.port, config.host) : app.listen(config.port);
+  if (config.host) server.listen(config.port, config.host);
+  else server.listen(config.port);
 
   // Stop taking requests, let those in flight finish (bounded), then close the database.
   signals.onStop(async (signal) => {
@@ -66,14 +81,32 @@ async function main(): Promise<void> {
     await runtime.close();
     process.exit(1);
   });
-  const { port } = server.address() as AddressInfo;
-  logger.info({ port, database: config.databaseUrl ? "DATABASE_URL" : "embedded" }, "listening");
-  process.stdout.write(`Loyalty API listening on http://localhost:${port}\n`);
+  const address = server.address() as AddressInfo;
+  logger.info(
+    {
+      host: address.address,
+      port: address.port,
+      database: config.databaseUrl ? "DATABASE_URL" : "embedded",
+    },
+    "listening",
+  );
+  process.stdout.write(`Loyalty API listening on ${urlOf(address)}\n`);
+}
+
+/** Where the server can be reached: `localhost` when it listens on every interface. */
+function urlOf({ address, port }: AddressInfo): string {
+  const host =
+    address === "::" || address === "0.0.0.0"
+      ? "localhost"
+      : isIPv6(address)
+        ? `[${address}]`
+        : address;
+  return `http://${host}:${port}`;
 }
 
 main().catch((error: unknown) => {
   const reason =
-    error instanceof ConfigError
+    error instanceof ConfigError || error instanceof DatabaseNotMigratedError
       ? error.message
       : error instanceof Error
         ? error.stack

@@ -266,6 +266,32 @@ describe("loyalty CLI", () => {
     expect(result.stderr).toContain("LOYALTY_MASTER_KEY does not decrypt the API keys");
   });
 
+  it("migrates an empty database; before that, commands say to run migrate first", async () => {
+    const empty = await createTestDatabase({ empty: true });
+    try {
+      const fresh = { ...env, DATABASE_URL: empty.url, MIGRATE_ON_START: "false" };
+      const early = await runCli(["store", "list"], fresh);
+      expect(early.code).toBe(1);
+      expect(early.stderr).toMatch(
+        /^error: The database is not migrated: .*Run `loyalty migrate` first\.\n$/,
+      );
+
+      const migrated = await runCli(["migrate"], fresh);
+      expect(migrated.stderr).toBe("");
+      expect(migrated.code).toBe(0);
+      expect(migrated.stdout).toMatch(/^Applied \d+ migration\(s\):\n {2}\d+_initial-schema\n/);
+
+      const listed = await runCli(["store", "list", "--json"], fresh);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([]);
+      expect(JSON.parse((await runCli(["migrate", "--json"], fresh)).stdout)).toEqual({
+        applied: [],
+      });
+    } finally {
+      await empty.drop();
+    }
+  });
+
   it("explains an invalid configuration", async () => {
     const result = await runCli(["key", "list"], { ...env, DATABASE_URL: "mysql://nope" });
     expect(result.code).toBe(1);

@@ -44,6 +44,49 @@ describe("configuration", () => {
     );
   });
 
+  it("refuses TRUST_PROXY=true, which lets any client pick its address, and says what to set", () => {
+    for (const value of ["true", "TRUE"]) {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        "TRUST_PROXY: `true` trusts any client's X-Forwarded-For (a client could pick its own address and escape every per-address limit); set the number of proxies in front (1) or their addresses (10.0.0.0/8)",
+      );
+    }
+  });
+
+  it("trusts a number of proxies or their addresses and subnets; false trusts none", () => {
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: "false" }).trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(
+      loadConfig({
+        TRUST_PROXY: "loopback,10.0.0.0/8, 192.168.1.7 ,fd00::/8,172.16.0.0/255.240.0.0",
+      }).trustProxy,
+    ).toBe("loopback, 10.0.0.0/8, 192.168.1.7, fd00::/8, 172.16.0.0/255.240.0.0");
+    expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/33, lb.internal, 10.0.0.1" })).toThrow(
+      /TRUST_PROXY: must be the number of proxies in front \(1\) or their addresses and subnets.*; not "10\.0\.0\.0\/33", "lb\.internal"$/m,
+    );
+  });
+
+  it("bounds slow clients with explicit HTTP timeouts, keep-alive past a load balancer's 60 s", () => {
+    expect(loadConfig({}).http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+    });
+    expect(
+      loadConfig({
+        HTTP_HEADERS_TIMEOUT_MS: "2000",
+        HTTP_REQUEST_TIMEOUT_MS: "5000",
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: "75000",
+      }).http,
+    ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 75_000 });
+    expect(() =>
+      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: "40000", HTTP_REQUEST_TIMEOUT_MS: "30000" }),
+    ).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS \(30000\)/);
+    expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: "0" })).toThrow(
+      /HTTP_KEEP_ALIVE_TIMEOUT_MS/,
+    );
+  });
+
   it("refuses to settle claims before their platform could have answered", () => {
     expect(() =>
       loadConfig({ PLATFORM_TIMEOUT_MS: "10000", CLAIM_RECONCILE_AFTER_MS: "15000" }),

@@ -1,3 +1,5 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runner } from "node-pg-migrate";
 import pg from "pg";
@@ -6,6 +8,8 @@ import { migrateJobQueue } from "../jobs/queue.js";
 
 /** Timestamped SQL files, applied in order by node-pg-migrate under an advisory lock. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations", import.meta.url));
+
+const MIGRATIONS_TABLE = "schema_migrations";
 
 /** The advisory lock a process holds while it migrates, so that processes take turns. */
 export const MIGRATION_LOCK = 71_403_112_026;
@@ -44,7 +48,7 @@ async function migrateLocked(databaseUrl: string, logger: Logger): Promise<strin
     databaseUrl,
     dir: MIGRATIONS_DIR,
     direction: "up",
-    migrationsTable: "schema_migrations",
+    migrationsTable: MIGRATIONS_TABLE,
     singleTransaction: true,
     checkOrder: true,
     noLock: true,
@@ -60,4 +64,50 @@ async function migrateLocked(databaseUrl: string, logger: Logger): Promise<strin
     logger.info({ migrations: names }, "database migrated");
   }
   return names;
+}
+
+/** A process that does not migrate (MIGRATE_ON_START=false) found migrations not yet applied. */
+export class DatabaseNotMigratedError extends Error {
+  constructor(readonly pending: string[]) {
+    super(
+      `The database is not migrated: ${pending.length} migration(s) of this version are not applied (${pending[0]}${pending.length > 1 ? ", …" : ""}). Run \`loyalty migrate\` first.`,
+    );
+    this.name = "DatabaseNotMigratedError";
+  }
+}
+
+/** The migrations of MIGRATIONS_DIR the database has not recorded (all of them when empty). */
+export async function pendingMigrations(databaseUrl: string): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR))
+    .filter((file) => /\.(sql|js|ts)$/.test(file))
+    .map((file) => path.parse(file).name)
+    .sort();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // A connection lost mid-query is that query's rejection, not an uncaught 'error' event.
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ table: string | null }>(
+      "SELECT to_regclass($1)::text AS table",
+      [`public.${MIGRATIONS_TABLE}`],
+    );
+    if (!rows[0]?.table) return files;
+    const applied = await client.query<{ name: string }>(
+      `SELECT name FROM public.${MIGRATIONS_TABLE}`,
+    );
+    const done = new Set(applied.rows.map((row) => row.name));
+    return files.filter((name) => !done.has(name));
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Refuses to go on with a schema older than the code: without it, an unmigrated database shows
+ * up as the first query's "relation … does not exist". A database ahead of the code (a rolling
+ * deploy's old processes after `loyalty migrate`) is fine.
+ */
+export async function assertMigrated(databaseUrl: string): Promise<void> {
+  const pending = await pendingMigrations(databaseUrl);
+  if (pending.length > 0) throw new DatabaseNotMigratedError(pending);
 }

@@ -32,13 +32,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database of this test file's own, copied from the run's template. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database of this test file's own, copied from the run's template; with
+ * `empty`, one with no schema at all, as an operator's new database.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("adminDatabaseUrl");
   const name = testDatabaseName("loyalty_test");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject("templateDatabase")}`);
+  await admin.query(
+    options.empty
+      ? `CREATE DATABASE ${name}`
+      : `CREATE DATABASE ${name} TEMPLATE ${inject("templateDatabase")}`,
+  );
   await admin.end();
   return {
     url: databaseUrl(adminUrl, name),

@@ -1,10 +1,69 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Node running our TypeScript sources as the published binaries run the built ones. */
-const NODE_ARGS = ["--conditions=@loyalty/source", "--import", "tsx"];
+/**
+ * What a process runs: our TypeScript sources (through tsx, as the published binaries run the
+ * built ones), or `pnpm build`'s output as production runs it (`node dist/main.js`).
+ */
+export type Build = "source" | "dist";
+
+const ENTRIES = {
+  source: { options: ["--conditions=@loyalty/source", "--import", "tsx"], dir: "src", ext: ".ts" },
+  dist: { options: [], dir: "dist", ext: ".js" },
+} as const;
+
+/** Node's arguments to run `cli` or `main` from the sources or the build, in PACKAGE_DIR. */
+export function nodeArgs(entry: "cli" | "main", build: Build): string[] {
+  if (build === "dist") assertBuilt();
+  const { options, dir, ext } = ENTRIES[build];
+  return [...options, `${dir}/${entry}${ext}`];
+}
+
+/** The newest file under `dir`, with its modification time. */
+function newest(dir: string): { file: string; mtimeMs: number } {
+  let found = { file: dir, mtimeMs: 0 };
+  for (const name of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+    const file = path.join(dir, name);
+    const { mtimeMs } = statSync(file);
+    if (mtimeMs > found.mtimeMs) found = { file, mtimeMs };
+  }
+  return found;
+}
+
+/**
+ * The built server and the built package it imports exist and are newer than their sources:
+ * a test of the build must not pass (or fail) on an old one. The root `pnpm test` builds first.
+ */
+function assertBuilt(): void {
+  const packages = path.resolve(PACKAGE_DIR, "..");
+  const root = path.resolve(packages, "..");
+  const builds = [
+    { sources: path.join(PACKAGE_DIR, "src"), output: path.join(PACKAGE_DIR, "dist/cli.js") },
+    { sources: path.join(PACKAGE_DIR, "src"), output: path.join(PACKAGE_DIR, "dist/main.js") },
+    {
+      sources: path.join(packages, "shared-types/src"),
+      output: path.join(packages, "shared-types/dist/index.js"),
+    },
+  ];
+  for (const { sources, output } of builds) {
+    const shown = path.relative(root, output);
+    if (!existsSync(output)) {
+      throw new Error(
+        `${shown} is missing: this test runs the built server; run \`pnpm build\` first (the root \`pnpm test\` does)`,
+      );
+    }
+    const source = newest(sources);
+    if (source.mtimeMs > statSync(output).mtimeMs) {
+      throw new Error(
+        `${shown} is older than ${path.relative(root, source.file)}: this test runs the built server; run \`pnpm build\` first (the root \`pnpm test\` does)`,
+      );
+    }
+  }
+}
 
 export interface CommandResult {
   code: number | null;
@@ -26,9 +85,10 @@ export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
   input?: string,
+  build: Build = "source",
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, "src/cli.ts", ...args], {
+    const child = spawn(process.execPath, [...nodeArgs("cli", build), ...args], {
       cwd: PACKAGE_DIR,
       env,
       stdio: ["pipe", "pipe", "pipe"],
@@ -43,9 +103,9 @@ export function runCli(
   });
 }
 
-/** Runs the server (src/main.ts) as an operator starts it. */
-export function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...NODE_ARGS, "src/main.ts"], {
+/** Runs the server (src/main.ts, or dist/main.js) as an operator starts it. */
+export function spawnServer(env: NodeJS.ProcessEnv, build: Build = "source"): ChildProcess {
+  return spawn(process.execPath, nodeArgs("main", build), {
     cwd: PACKAGE_DIR,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -55,9 +115,10 @@ export function spawnServer(env: NodeJS.ProcessEnv): ChildProcess {
 /** Starts the server and resolves once it says it is listening. */
 export function startServer(
   env: NodeJS.ProcessEnv,
+  build: Build = "source",
 ): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawnServer(env);
+    const child = spawnServer(env, build);
     let output = "";
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const collect = (chunk: Buffer) => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { TEST_MASTER_KEY } from "./app.js";
-import { environment } from "./processes.js";
+import { environment, nodeArgs, type Build } from "./processes.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -27,21 +27,18 @@ export interface WorkerProcess {
 export function startWorkerProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
+  build: Build = "source",
 ): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@loyalty/source", "--import", "tsx", "src/cli.ts", "worker"],
-    {
-      cwd: PACKAGE_DIR,
-      env: environment({
-        DATABASE_URL: databaseUrl,
-        LOYALTY_MASTER_KEY: TEST_MASTER_KEY,
-        WORKER_HEARTBEAT_MS: "200",
-        ...env,
-      }),
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [...nodeArgs("cli", build), "worker"], {
+    cwd: PACKAGE_DIR,
+    env: environment({
+      DATABASE_URL: databaseUrl,
+      LOYALTY_MASTER_KEY: TEST_MASTER_KEY,
+      WORKER_HEARTBEAT_MS: "200",
+      ...env,
+    }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   // Read to the end, not only up to the banner: a full pipe would block the worker.
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
