@@ -60,7 +60,12 @@ let shop: Shop;
 beforeAll(async () => {
   // Reconciliation runs here, on the same database; a claim is stale after a second.
   app = await startTestApp({
-    env: { PLATFORM_TIMEOUT_MS: "500", CLAIM_RECONCILE_AFTER_MS: "1000" },
+    env: {
+      PLATFORM_TIMEOUT_MS: "500",
+      CLAIM_RECONCILE_AFTER_MS: "1000",
+      // The shop listens on loopback, which only an operator's choice lets the service reach.
+      ALLOW_PRIVATE_URLS: "true",
+    },
   });
   // Every other code arriving is made before the crash.
   let arrivals = 0;
@@ -116,6 +121,8 @@ it("settles claims interrupted between reservation and confirmation", async () =
       PORT: String(port),
       PLATFORM_TIMEOUT_MS: "60000",
       CLAIM_RECONCILE_AFTER_MS: "120000",
+      // The shop listens on loopback.
+      ALLOW_PRIVATE_URLS: "true",
     }),
   );
   const pending = customers.map((id) =>

@@ -8,6 +8,7 @@ import {
 import { run, type JobHelpers, type Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SecretBox } from "../src/crypto/secrets.js";
+import { Outbound } from "../src/http/outbound.js";
 import { withTransaction } from "../src/db/pool.js";
 import { workerLogger } from "../src/jobs/queue.js";
 import { recordEvents, type OutboxEvent } from "../src/modules/events/events.repository.js";
@@ -15,6 +16,7 @@ import { retryDelayMs, WebhooksService } from "../src/modules/webhooks/webhooks.
 import { signWebhook, verifyWebhookSignature } from "../src/modules/webhooks/webhooks.signature.js";
 import { webhooksTasks } from "../src/modules/webhooks/webhooks.tasks.js";
 import { startTestApp, TEST_MASTER_KEY, type TestApp } from "./support/app.js";
+import { loopbackListener, streamFiller } from "./support/loopback.js";
 
 const WEBHOOK_ENV = {
   WEBHOOK_RETRY_BASE_MS: "50",
@@ -151,12 +153,17 @@ async function retryJobs(app: TestApp, deliveryId: number) {
   return rows;
 }
 
+/**
+ * A webhooks service that may deliver to the receiver, on loopback: as in a process run with
+ * ALLOW_PRIVATE_URLS=true.
+ */
 function webhooksOf(app: TestApp): WebhooksService {
   return new WebhooksService(
     app.context.pool,
     SecretBox.fromText(TEST_MASTER_KEY),
     app.context.config.webhooks,
     app.context.logger,
+    new Outbound({ allowPrivateUrls: true }),
   );
 }
 
@@ -382,6 +389,51 @@ describe("webhook endpoints and single attempts", () => {
     expect(row.lastError).toMatch(/ECONNREFUSED/);
   });
 
+  it("does not deliver to a name that resolves to the service's own network, nor connect to it", async () => {
+    const internal = await loopbackListener((_req, res) => res.writeHead(200).end());
+    try {
+      // The app runs with ALLOW_PRIVATE_URLS off, as by default. The URL names a host, which
+      // saving accepts: only connecting tells what it resolves to (here 127.0.0.1).
+      const webhooks = app.context.services.webhooks;
+      const store = await app.context.services.stores.create({ domain: "https://named.example" });
+      const { secret } = await webhooks.create(store.id, { url: `${internal.namedUrl}/hooks` });
+      secrets.push(secret);
+      const [id] = (await emit(app, store.id, [pointsEarned])) as [number];
+
+      expect(await webhooks.deliver(id)).toBe("retry-scheduled");
+      const row = await delivery(app, id);
+      expect(row).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null });
+      expect(row.lastError).toContain("own network");
+      expect(await retryJobs(app, id)).toHaveLength(1);
+      // The retry resolves the name again, and is refused again.
+      expect(await webhooks.deliver(id)).toBe("retry-scheduled");
+      expect(internal.connections).toBe(0);
+    } finally {
+      await internal.close();
+    }
+  });
+
+  it("reads nothing of what a receiver answers, however much it sends", async () => {
+    const chatty = await loopbackListener((_req, res) =>
+      streamFiller(res, 300 * 1024 * 1024, { announce: false }),
+    );
+    try {
+      const store = await app.context.services.stores.create({ domain: "https://chatty.example" });
+      const { secret } = await webhooks.create(
+        store.id,
+        { url: `${chatty.url}/hooks` },
+        { allowPrivateUrls: true },
+      );
+      secrets.push(secret);
+      const [id] = (await emit(app, store.id, [pointsEarned])) as [number];
+      expect(await webhooks.deliver(id)).toBe("delivered");
+      await chatty.requestsClosed();
+      expect(chatty.bytesWritten()).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await chatty.close();
+    }
+  });
+
   it("sends an endpoint only the event types it subscribed to", async () => {
     const { store } = await endpointFor(app, webhooks, "/rewards-only", () => 200, [
       "REWARD_OBTAINED",
@@ -510,7 +562,11 @@ describe("deliveries through the job queue", () => {
       const signature = request.headers[WEBHOOK_SIGNATURE_HEADER] as string;
       expect(verifyWebhookSignature(secret, request.body, signature)).toBe(true);
     }
-    expect(await retryJobs(app, id)).toEqual([]);
+    // The job queue removes a job once its task returned, just after the delivery was recorded.
+    await vi.waitFor(async () => expect(await retryJobs(app, id)).toEqual([]), {
+      timeout: 2_000,
+      interval: 25,
+    });
   });
 
   it("gives up after the maximum number of attempts and leaves no job behind", async () => {
@@ -528,10 +584,15 @@ describe("deliveries through the job queue", () => {
       nextAttemptAt: null,
       deliveredAt: null,
     });
-    const { rows } = await app.context.pool.query(
-      "SELECT id FROM graphile_worker.jobs WHERE task_identifier = 'deliver-webhook'",
+    await vi.waitFor(
+      async () => {
+        const { rows } = await app.context.pool.query(
+          "SELECT id FROM graphile_worker.jobs WHERE task_identifier = 'deliver-webhook'",
+        );
+        expect(rows).toEqual([]);
+      },
+      { timeout: 2_000, interval: 25 },
     );
-    expect(rows).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(requestsTo("/down")).toHaveLength(3);
     expect(app.logs.join("")).toContain("webhook delivery given up after 3 attempts");

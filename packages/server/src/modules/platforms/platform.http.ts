@@ -1,3 +1,10 @@
+import {
+  defaultOutbound,
+  type Outbound,
+  OutboundError,
+  type OutboundRequest,
+  type OutboundResponse,
+} from "../../http/outbound.js";
 import { PlatformError, type PlatformFailureReason } from "./platform.types.js";
 
 /** What the platform answered: any status, with its body parsed as JSON when it is JSON. */
@@ -29,42 +36,32 @@ export function failForStatus(platform: string, response: PlatformResponse): nev
   );
 }
 
+/** How an adapter reaches its platform: the process's outbound module and its timeout. */
+export interface PlatformHttpOptions {
+  timeoutMs: number;
+  /** The process's (built from ALLOW_PRIVATE_URLS); without one, private addresses are refused. */
+  outbound?: Outbound;
+}
+
 /**
- * One HTTP request to a platform, bounded by `timeoutMs`. Resolves with whatever status the
- * platform answered (adapters read some 4xx, such as "code already exists"); a timeout or a
- * network failure throws platform-unavailable. Messages never contain the request's headers,
+ * One HTTP request to a platform, through the outbound module (checked address, capped answer,
+ * no redirect followed), bounded by `timeoutMs`. Resolves with whatever status the platform
+ * answered (adapters read some 4xx, such as "code already exists"); no answer, or one larger
+ * than the cap, throws platform-unavailable. Messages never contain the request's headers,
  * where the credentials are.
  */
 export async function platformFetch(
   platform: string,
   url: string,
-  init: RequestInit & { timeoutMs: number },
+  init: Omit<OutboundRequest, "readBody"> & { outbound?: Outbound | undefined },
 ): Promise<PlatformResponse> {
-  const { timeoutMs, ...request } = init;
-  let response: Response;
+  const { outbound = defaultOutbound, ...request } = init;
+  let response: OutboundResponse;
   try {
-    response = await fetch(url, {
-      ...request,
-      // A redirect would carry the credentials to a host the store never declared.
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    response = await outbound.request(url, request);
   } catch (error) {
-    const timedOut = (error as { name?: unknown }).name === "TimeoutError";
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
-    throw new PlatformError(
-      "platform-unavailable",
-      timedOut
-        ? `${platform} did not answer within ${timeoutMs} ms`
-        : `${platform} could not be reached${cause ? `: ${cause}` : ""}`,
-      { cause: error },
-    );
-  }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw new PlatformError("platform-unavailable", `${platform} broke off its answer`, {
+    if (!(error instanceof OutboundError)) throw error;
+    throw new PlatformError("platform-unavailable", `${platform}: ${error.message}`, {
       cause: error,
     });
   }
@@ -74,6 +71,7 @@ export async function platformFetch(
       `${platform} answered a redirect (HTTP ${response.status}), which is not followed: check the platform URL`,
     );
   }
+  const { text } = response;
   let body: unknown = text === "" ? undefined : text;
   if (text !== "" && /json/i.test(response.headers.get("content-type") ?? "")) {
     try {

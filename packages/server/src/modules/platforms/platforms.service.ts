@@ -13,6 +13,7 @@ import { AppError } from "../../http/app-error.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
+import type { PlatformHttpOptions } from "./platform.http.js";
 import type { PlatformAdapter, PlatformError } from "./platform.types.js";
 import {
   findConnection,
@@ -84,7 +85,7 @@ export class PlatformsService {
   constructor(
     private readonly pool: pg.Pool,
     private readonly secrets: SecretBox,
-    private readonly timeoutMs: number,
+    private readonly http: PlatformHttpOptions,
     private readonly storefront: StorefrontCache,
   ) {
     this.sandboxCodes = new Batcher((codes) => insertSandboxCodes(pool, codes), {
@@ -146,14 +147,13 @@ export class PlatformsService {
     const connection = platformConnectionSchema.parse(
       JSON.parse(this.secrets.decrypt(stored.sealedCredentials, sealContext(storeId))),
     );
-    const options = { timeoutMs: this.timeoutMs };
     switch (connection.platform) {
       case "woocommerce":
-        return new WooCommercePlatform(connection, options);
+        return new WooCommercePlatform(connection, this.http);
       case "shopify":
-        return new ShopifyPlatform(connection, options);
+        return new ShopifyPlatform(connection, this.http);
       case "prestashop":
-        return new PrestaShopPlatform(connection, options);
+        return new PrestaShopPlatform(connection, this.http);
       case "sandbox":
         return new SandboxPlatform(this.pool, storeId, this.sandboxCodes);
     }

@@ -18,7 +18,12 @@
  *   `{"<resources>":[...]}`, an empty one `[]`, an error `{"errors":[{"code","message"}]}`.
  */
 import type { PlatformConnection, VoucherTerms } from "@loyalty/shared-types";
-import { failForStatus, platformFetch, type PlatformResponse } from "./platform.http.js";
+import {
+  failForStatus,
+  platformFetch,
+  type PlatformHttpOptions,
+  type PlatformResponse,
+} from "./platform.http.js";
 import { type DiscountCodeRequest, type PlatformAdapter, PlatformError } from "./platform.types.js";
 
 const PLATFORM = "PrestaShop";
@@ -35,7 +40,7 @@ export class PrestaShopPlatform implements PlatformAdapter {
 
   constructor(
     private readonly connection: Extract<PlatformConnection, { platform: "prestashop" }>,
-    private readonly options: { timeoutMs: number },
+    private readonly options: PlatformHttpOptions,
   ) {}
 
   async createDiscountCode(request: DiscountCodeRequest): Promise<void> {
@@ -112,6 +117,7 @@ export class PrestaShopPlatform implements PlatformAdapter {
         },
         ...(xml !== undefined && { body: xml }),
         timeoutMs: this.options.timeoutMs,
+        outbound: this.options.outbound,
       },
     );
     if (response.status < 200 || response.status >= 300) this.fail(response);

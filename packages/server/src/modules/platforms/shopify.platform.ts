@@ -13,7 +13,7 @@
  *   changelog "New error messages for GraphQL operations without necessary access scopes").
  */
 import type { PlatformConnection, VoucherTerms } from "@loyalty/shared-types";
-import { failForStatus, platformFetch } from "./platform.http.js";
+import { failForStatus, platformFetch, type PlatformHttpOptions } from "./platform.http.js";
 import {
   type DiscountCodeRequest,
   type PlatformAdapter,
@@ -66,7 +66,7 @@ export class ShopifyPlatform implements PlatformAdapter {
 
   constructor(
     private readonly connection: Extract<PlatformConnection, { platform: "shopify" }>,
-    private readonly options: { timeoutMs: number },
+    private readonly options: PlatformHttpOptions,
   ) {}
 
   async createDiscountCode(request: DiscountCodeRequest): Promise<void> {
@@ -162,6 +162,7 @@ export class ShopifyPlatform implements PlatformAdapter {
         },
         body: JSON.stringify({ query, variables }),
         timeoutMs: this.options.timeoutMs,
+        outbound: this.options.outbound,
       },
     );
     if (response.status !== 200) failForStatus(PLATFORM, response);

@@ -18,7 +18,12 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { PlatformConnection, VoucherTerms } from "@loyalty/shared-types";
-import { failForStatus, platformFetch, type PlatformResponse } from "./platform.http.js";
+import {
+  failForStatus,
+  platformFetch,
+  type PlatformHttpOptions,
+  type PlatformResponse,
+} from "./platform.http.js";
 import { type DiscountCodeRequest, type PlatformAdapter, PlatformError } from "./platform.types.js";
 
 const PLATFORM = "WooCommerce";
@@ -46,7 +51,7 @@ export class WooCommercePlatform implements PlatformAdapter {
 
   constructor(
     private readonly connection: Extract<PlatformConnection, { platform: "woocommerce" }>,
-    private readonly options: { timeoutMs: number },
+    private readonly options: PlatformHttpOptions,
   ) {}
 
   async createDiscountCode(request: DiscountCodeRequest): Promise<void> {
@@ -101,6 +106,7 @@ export class WooCommercePlatform implements PlatformAdapter {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       timeoutMs: this.options.timeoutMs,
+      outbound: this.options.outbound,
     });
   }
 

@@ -12,6 +12,7 @@ import type { Config } from "../../config.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
+import { defaultOutbound, type Outbound, OutboundError } from "../../http/outbound.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
@@ -77,6 +78,8 @@ export class WebhooksService {
     private readonly secrets: SecretBox,
     private readonly options: Config["webhooks"],
     logger: Logger,
+    /** The process's (built from ALLOW_PRIVATE_URLS); without one, private addresses are refused. */
+    private readonly outbound: Outbound = defaultOutbound,
   ) {
     this.#logger = logger.child({ component: "webhooks" });
   }
@@ -202,7 +205,7 @@ export class WebhooksService {
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
     try {
-      const response = await fetch(url, {
+      const response = await this.outbound.request(url, {
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -211,15 +214,15 @@ export class WebhooksService {
           [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, body, timestamp),
         },
         body,
-        // A redirect would resend a signed event to a URL the store never registered.
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        timeoutMs: this.options.timeoutMs,
+        // Only the status matters: the receiver's body is not read, whatever its size.
+        readBody: false,
       });
-      // Only the status matters; the receiver's body would hold the connection.
-      await response.body?.cancel().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) {
         return { ok: true, statusCode: response.status };
       }
+      // The outbound module never follows a redirect: it would resend a signed event to a URL
+      // the store never registered.
       const redirect = response.status >= 300 && response.status < 400;
       return {
         ok: false,
@@ -227,17 +230,8 @@ export class WebhooksService {
         error: `HTTP ${response.status}${redirect ? " (redirects are not followed)" : ""}`,
       };
     } catch (error) {
-      return { ok: false, statusCode: null, error: this.#describe(error) };
+      if (!(error instanceof OutboundError)) throw error;
+      return { ok: false, statusCode: null, error: error.message.slice(0, MAX_ERROR_LENGTH) };
     }
-  }
-
-  #describe(error: unknown): string {
-    if ((error as { name?: unknown }).name === "TimeoutError") {
-      return `no response within ${this.options.timeoutMs} ms`;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    // fetch says only "fetch failed"; the cause says why (connection refused, DNS, TLS).
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
-    return (cause ? `${message}: ${cause}` : message).slice(0, MAX_ERROR_LENGTH);
   }
 }
