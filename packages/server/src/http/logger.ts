@@ -24,6 +24,45 @@ const REDACTED_PATHS = [
   "credentials",
 ];
 
+/**
+ * An API key (`lk_<public prefix>_<secret>`, api-keys.service.ts), the separator possibly
+ * percent-encoded: the prefix, which lists show and revocation takes, stays; the rest goes.
+ */
+const API_KEY = /(lk_[a-z0-9]{10})(?:_|%5[Ff])(?:[A-Za-z0-9_-]|%[0-9A-Fa-f]{2})+/g;
+/** A customer hash: hex HMAC-SHA512, 128 digits (no other value logged is that long). */
+const CUSTOMER_HASH = /[0-9A-Fa-f]{128,}/g;
+/** A run of URL characters holding percent-escapes, which may hide either of them. */
+const ENCODED_RUN = /(?:[\w.~-]*%[0-9A-Fa-f]{2})+[\w.~-]*/g;
+
+const redactPlain = (text: string) =>
+  text.replace(API_KEY, "$1_[redacted]").replace(CUSTOMER_HASH, "[redacted]");
+
+function decoded(run: string): string | undefined {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The text with every API key and customer hash redacted, wherever they are: a path, a query,
+ * an error message that echoes them. A percent-encoded one is redacted in its decoded form,
+ * whose other characters are encoded again, so that a JSON line stays JSON.
+ */
+export function redactSecrets(text: string): string {
+  const plain = redactPlain(text);
+  if (!plain.includes("%")) return plain;
+  return plain.replace(ENCODED_RUN, (run) => {
+    const unescaped = decoded(run);
+    if (unescaped === undefined) return run;
+    const redacted = redactPlain(unescaped);
+    return redacted === unescaped
+      ? run
+      : redacted.replace(/[^\w.~[\]-]/gu, (char) => encodeURIComponent(char));
+  });
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -31,19 +70,24 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: { service: "loyalty-server" },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // The last net, on the written line: keys in messages, errors and whatever else echoes
+      // a request (an operator revoking by the whole key, a key pasted in a query string).
+      hooks: { streamWrite: redactSecrets },
     },
     destination,
   );
 }
 
-/** The query string without the values that authenticate (hash) or could identify keys. */
+/** The query string without the values that authenticate (hash) or are keys or hashes. */
 function safeQuery(url: string): Record<string, string> {
   // Not `new URL()`: a request target such as `//x:99999/p` is no URL and must still be logged.
   const at = url.indexOf("?");
   const query = new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
   const out: Record<string, string> = {};
   for (const [name, value] of query) {
-    out[name] = name === "hash" ? "[redacted]" : value.slice(0, 200);
+    // Redacted before it is cut: a hash cut short would no longer look like one.
+    out[redactSecrets(name).slice(0, 200)] =
+      name === "hash" ? "[redacted]" : redactSecrets(value).slice(0, 200);
   }
   return out;
 }
@@ -61,7 +105,7 @@ export function httpLogger(logger: Logger) {
         return {
           id: req.id,
           method: raw.method,
-          path: url.split("?")[0],
+          path: redactSecrets(url.split("?")[0] ?? "/"),
           query: safeQuery(url),
           revision: raw.headers["revision"],
           userAgent: raw.headers["user-agent"],

@@ -1,0 +1,140 @@
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger, redactSecrets } from "../src/http/logger.js";
+import { adminSession, type AdminSession } from "./support/admin.js";
+import { basic, startTestApp, type TestApp } from "./support/app.js";
+import { hashFor, storeWithKey } from "./support/fixtures.js";
+
+let app: TestApp;
+let admin: AdminSession;
+let store: { id: number; reference: string };
+beforeAll(async () => {
+  app = await startTestApp();
+  ({ store } = await storeWithKey(app, "https://logs.example"));
+  admin = await adminSession(app);
+});
+afterAll(() => app.close());
+
+/** A new key of the store: `lk_<public prefix>_<secret>`. */
+async function newKey() {
+  const { key } = await app.context.services.apiKeys.create(store.reference);
+  const id = key.slice(0, "lk_".length + 10);
+  return { key, id, secret: key.slice(id.length + 1) };
+}
+
+/** Every percent-encoded, as a client that encodes everything would send it. */
+const encodeAll = (text: string) =>
+  [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join("");
+
+/** The lines the app writes while `action` runs (the access line comes after the response). */
+async function linesDuring(action: () => Promise<unknown>, expected = 1): Promise<string[]> {
+  const start = app.logs.length;
+  await action();
+  const deadline = Date.now() + 2_000;
+  while (app.logs.length - start < expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return app.logs.slice(start);
+}
+
+function expectNoSecret(lines: string[], ...secrets: string[]) {
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) {
+    expect(() => JSON.parse(line)).not.toThrow();
+    for (const secret of secrets) {
+      expect(line).not.toContain(secret);
+      expect(line.toLowerCase()).not.toContain(encodeAll(secret).toLowerCase());
+    }
+  }
+}
+
+describe("no API key or customer hash reaches a log line", () => {
+  it("logs the key id, never the key, when a key is revoked by the whole key in the path", async () => {
+    const { key, id, secret } = await newKey();
+    const lines = await linesDuring(() =>
+      admin.request("DELETE", `/admin/stores/${store.id}/api-keys/${key}`),
+    );
+    expectNoSecret(lines, secret);
+    const access = lines.map((line) => JSON.parse(line)).find((entry) => entry.req);
+    expect(access.req.path).toBe(`/admin/stores/${store.id}/api-keys/${id}_[redacted]`);
+  });
+
+  it("redacts a percent-encoded key in the path", async () => {
+    const { key, secret } = await newKey();
+    const lines = await linesDuring(() =>
+      admin.request("DELETE", `/admin/stores/${store.id}/api-keys/${encodeAll(key)}`),
+    );
+    expectNoSecret(lines, secret);
+  });
+
+  it("redacts keys and hashes in any query parameter, names included", async () => {
+    const { key, id, secret } = await newKey();
+    const hash = hashFor(store.reference, key, 42);
+    const query = new URLSearchParams({ api_key: key, h: hash, [key]: "1", note: `x${hash}y` });
+    const lines = await linesDuring(() =>
+      admin.request("GET", `/admin/stores?${query.toString()}`),
+    );
+    expectNoSecret(lines, secret, hash);
+    const access = lines.map((line) => JSON.parse(line)).find((entry) => entry.req);
+    expect(access.req.query.api_key).toBe(`${id}_[redacted]`);
+    expect(access.req.query.h).toBe("[redacted]");
+    expect(access.req.query.note).toBe("x[redacted]y");
+  });
+
+  it("redacts a key in the path of an unknown operation, whose refusal echoes the path", async () => {
+    const { key, secret } = await newKey();
+    const hash = hashFor(store.reference, key, 7);
+    for (const path of [`/api/keys/${key}/${hash}`, `/api/keys/${encodeAll(key)}`]) {
+      const lines = await linesDuring(
+        () =>
+          fetch(`${app.baseUrl}${path}`, {
+            headers: { authorization: basic(key), revision: "2026-08-26" },
+          }),
+        2,
+      );
+      expect(lines.some((line) => line.includes("request refused"))).toBe(true);
+      expectNoSecret(lines, secret, hash);
+    }
+  });
+
+  it("redacts what the error log says of a failure that names a key", () => {
+    const lines: string[] = [];
+    const logger = createLogger(
+      "info",
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          lines.push(chunk.toString("utf8"));
+          callback();
+        },
+      }),
+    );
+    const key = `lk_abcdefghij_${"A1-_".repeat(10)}xyz`;
+    const hash = "ab".repeat(64);
+    logger
+      .child({ url: `/x?k=${key}` })
+      .error(
+        { err: new Error(`cannot revoke ${key}`), detail: `hash ${hash}` },
+        `failed for ${key}`,
+      );
+    expectNoSecret(lines, key.slice(14), hash);
+    expect(lines.join("")).toContain("lk_abcdefghij_[redacted]");
+  });
+});
+
+describe("redactSecrets", () => {
+  it("keeps the public prefix of a key and everything that is no secret", () => {
+    const key = `lk_0123456789_${"a".repeat(43)}`;
+    expect(redactSecrets(`/api-keys/${key}?a=1`)).toBe("/api-keys/lk_0123456789_[redacted]?a=1");
+    expect(redactSecrets("/api-keys/lk_0123456789")).toBe("/api-keys/lk_0123456789");
+    expect(redactSecrets(`h=${"F".repeat(128)}&x=${"f".repeat(64)}`)).toBe(
+      `h=[redacted]&x=${"f".repeat(64)}`,
+    );
+    expect(redactSecrets("/a%20b/%ZZ")).toBe("/a%20b/%ZZ");
+  });
+
+  it("redacts a percent-encoded key without letting a decoded quote out", () => {
+    const key = `lk_0123456789_${"b".repeat(43)}`;
+    const redacted = redactSecrets(`"path":"/k/${encodeAll(`"${key}`)}"`);
+    expect(redacted).toBe('"path":"/k/%22lk_0123456789_[redacted]"');
+  });
+});
