@@ -1,6 +1,7 @@
 import { problemSchema } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app.js";
+import { storeWithKey } from "./support/fixtures.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -108,4 +109,29 @@ describe("revision header", () => {
     const ready = await get("/readyz");
     expect(ready.status).toBe(200);
   });
+});
+
+describe("a field of another revision", () => {
+  it.each(["2026-06-18", "2026-08-26"])(
+    "is refused naming the revision the request asked for (%s)",
+    async (revision) => {
+      app.setNow(new Date("2026-11-22T12:00:00Z"));
+      const { authorization } = await storeWithKey(app, `https://rev-${revision}.example`);
+      const response = await fetch(`${app.baseUrl}/api/order/register`, {
+        method: "POST",
+        headers: { authorization, revision, "content-type": "application/json" },
+        body: JSON.stringify({
+          externalRef: "#1001",
+          externalId: 1001,
+          customer: { externalId: 7 },
+          currency: "EUR",
+          lines: [{ lineId: 1, productId: 3, quantity: 1, unitPrice: 10 }],
+        }),
+      });
+      expect(response.status).toBe(400);
+      const said = JSON.stringify(await response.json());
+      expect(said).toContain(`externalRef is not a field in revision ${revision}: use externalId`);
+      expect(said).not.toMatch(new RegExp(`revision (?!${revision})\\d{4}-\\d{2}-\\d{2}`));
+    },
+  );
 });

@@ -227,19 +227,49 @@ export const refundOrderResponseV2Schema = z.object({
 export type RefundOrderResponseV1 = z.infer<typeof refundOrderResponseV1Schema>;
 export type RefundOrderResponseV2 = z.infer<typeof refundOrderResponseV2Schema>;
 
+type V2Requests = {
+  register: typeof registerOrderRequestV2Schema;
+  refund: typeof refundOrderRequestV2Schema;
+};
+
+/**
+ * The request schemas of each revision from 2026-06-18, made on first use: the contract of
+ * 2026-06-18, whose refusal of `externalRef` names the revision asked for (a 2026-08-26 request
+ * is not told about 2026-06-18).
+ */
+const v2Requests = new Map<ApiRevision, V2Requests>([
+  ["2026-06-18", { register: registerOrderRequestV2Schema, refund: refundOrderRequestV2Schema }],
+]);
+
+function v2RequestsFor(revision: ApiRevision): V2Requests {
+  let requests = v2Requests.get(revision);
+  if (requests === undefined) {
+    const externalRef = renamedField("externalRef", revision, "externalId");
+    // safeExtend keeps the schemas' refinements (unique line ids, what a partial refund names).
+    requests = {
+      register: registerOrderRequestV2Schema.safeExtend({ externalRef }),
+      refund: refundOrderRequestV2Schema.safeExtend({ externalRef }),
+    };
+    v2Requests.set(revision, requests);
+  }
+  return requests;
+}
+
 /** The order contracts of a revision: 2026-01-01 or the one of 2026-06-18 and later. */
 export function orderSchemasFor(revision: ApiRevision) {
-  return usesLegacyOrderRef(revision)
-    ? {
-        register: registerOrderRequestV1Schema,
-        registerResponse: registerOrderResponseV1Schema,
-        refund: refundOrderRequestV1Schema,
-        refundResponse: refundOrderResponseV1Schema,
-      }
-    : {
-        register: registerOrderRequestV2Schema,
-        registerResponse: registerOrderResponseV2Schema,
-        refund: refundOrderRequestV2Schema,
-        refundResponse: refundOrderResponseV2Schema,
-      };
+  if (usesLegacyOrderRef(revision)) {
+    return {
+      register: registerOrderRequestV1Schema,
+      registerResponse: registerOrderResponseV1Schema,
+      refund: refundOrderRequestV1Schema,
+      refundResponse: refundOrderResponseV1Schema,
+    };
+  }
+  const requests = v2RequestsFor(revision);
+  return {
+    register: requests.register,
+    registerResponse: registerOrderResponseV2Schema,
+    refund: requests.refund,
+    refundResponse: refundOrderResponseV2Schema,
+  };
 }

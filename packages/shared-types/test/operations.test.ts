@@ -119,9 +119,11 @@ describe("OPERATIONS", () => {
     for (const revision of API_REVISIONS) {
       const key = revision === "2026-01-01" ? "2026-01-01" : "2026-06-18";
       const schemas = orderSchemasFor(revision);
-      expect(OPERATIONS.registerOrder.body[key]).toBe(schemas.register);
+      // A later revision's request is a copy of its key's (its refusals name the revision).
+      const input = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input" });
+      expect(input(OPERATIONS.registerOrder.body[key])).toEqual(input(schemas.register));
       expect(OPERATIONS.registerOrder.response[key]).toBe(schemas.registerResponse);
-      expect(OPERATIONS.refundOrder.body[key]).toBe(schemas.refund);
+      expect(input(OPERATIONS.refundOrder.body[key])).toEqual(input(schemas.refund));
       expect(OPERATIONS.refundOrder.response[key]).toBe(schemas.refundResponse);
       expect(OPERATIONS.getCustomerHistory.response[key]).toBe(
         customerHistoryResponseSchemaFor(revision),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import { z } from "zod";
 import {
   orderLineSchema,
   orderSchemasFor,
@@ -295,9 +295,16 @@ describe("orderSchemasFor", () => {
 
   it.each(["2026-06-18", "2026-08-26"] as const)("gives %s the externalId contracts", (rev) => {
     const schemas = orderSchemasFor(rev);
-    expect(schemas.register).toBe(registerOrderRequestV2Schema);
+    // Each later revision has its own copy of the requests (their refusal of externalRef names
+    // it), accepting exactly what 2026-06-18 accepts.
+    const input = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input" });
+    expect(input(schemas.register)).toEqual(input(registerOrderRequestV2Schema));
+    expect(input(schemas.refund)).toEqual(input(refundOrderRequestV2Schema));
+    if (rev === "2026-06-18") {
+      expect(schemas.register).toBe(registerOrderRequestV2Schema);
+      expect(schemas.refund).toBe(refundOrderRequestV2Schema);
+    }
     expect(schemas.registerResponse).toBe(registerOrderResponseV2Schema);
-    expect(schemas.refund).toBe(refundOrderRequestV2Schema);
     expect(schemas.refundResponse).toBe(refundOrderResponseV2Schema);
   });
 
