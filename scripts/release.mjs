@@ -1,14 +1,18 @@
 // `pnpm release`: build every package, check the tarballs of the published ones, then
 // `changeset publish` (publishes each package whose version is not on npm yet, and tags it;
 // the server, private, is tagged only). Run it after the "Version Packages" commit, on a clean
-// checkout of main, logged in to npm (see docs/maintainers.md).
+// checkout of main, logged in to npm (see docs/maintainers.md). On GitHub Actions or GitLab
+// CI/CD it publishes with provenance (npm's `--provenance`), which needs each manifest's
+// "repository" and, on GitHub, the job's `id-token: write` permission.
 //
 // `pnpm release --dry-run [--no-build]` (CI): changes nothing in the checkout and contacts no
 // registry. It runs the real `changeset version` on a copy of the manifests and the changesets
 // in a temporary directory and prints each package's next version and changelog, builds (unless
 // --no-build: CI has built already), packs each published package with `pnpm pack` (which turns
 // `workspace:*` into versions) and checks the tarball: no `workspace:` range left, every file its
-// manifest names is inside, and a README.
+// manifest names is inside, a README, "repository", "homepage" and "bugs", every package its code
+// and declarations import among its dependencies, and no dependency imported by its declarations
+// alone.
 import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
@@ -23,6 +27,7 @@ import {
   symlinkSync,
   unlinkSync,
 } from "node:fs";
+import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { changesetBin, root, workspacePackages } from "./workspace.mjs";
@@ -46,6 +51,23 @@ const DEPENDENCY_FIELDS = [
   "peerDependencies",
   "optionalDependencies",
 ];
+/** What the tarball ships that imports packages: code and type declarations. */
+const CODE_FILE = /\.(?:[mc]?js|d\.[mc]?ts)$/;
+const DECLARATION_FILE = /\.d\.[mc]?ts$/;
+/** `from "x"`, `import("x")`, `require("x")` and `/// <reference types="x" />`. */
+const SPECIFIER =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|<reference\s+types=|^\s*import\s+)(["'])([^"'\s]+)\1/gm;
+const BUILTINS = new Set(builtinModules);
+/**
+ * npm signs provenance (which build, from which commit, made the tarball) only where the CI
+ * provider vouches for the build with an OIDC token: GitHub Actions and GitLab CI/CD.
+ */
+const provenanceProvider =
+  process.env.GITHUB_ACTIONS === "true"
+    ? "GitHub Actions"
+    : process.env.GITLAB_CI === "true"
+      ? "GitLab CI/CD"
+      : undefined;
 // pnpm's update notifier would ask the registry for pnpm's latest version.
 const env = { ...process.env, npm_config_update_notifier: "false", NO_COLOR: "1" };
 
@@ -220,6 +242,61 @@ function namedFiles(manifest) {
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
+const repositoryOf = (pkg) => {
+  const { repository } = JSON.parse(readFileSync(path.join(root, pkg.dir, "package.json"), "utf8"));
+  return typeof repository === "string" ? repository : repository?.url;
+};
+
+const packageOf = (specifier) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
+
+/**
+ * What the shipped files import against what the manifest makes npm install: an import of a
+ * package that is not a dependency does not resolve for users; a dependency that only
+ * declarations import makes every user install it (and its own dependencies) for types alone.
+ */
+function importProblems(manifest, unpacked, files) {
+  const declared = new Set(
+    ["dependencies", "peerDependencies", "optionalDependencies"].flatMap((field) =>
+      Object.keys(manifest[field] ?? {}),
+    ),
+  );
+  const importedBy = new Map();
+  for (const file of files) {
+    if (!CODE_FILE.test(file)) continue;
+    const text = readFileSync(path.join(unpacked, file), "utf8");
+    for (const [, , specifier] of text.matchAll(SPECIFIER)) {
+      if (/^(?:\.|\/|node:|data:|https?:)/.test(specifier) || BUILTINS.has(specifier)) continue;
+      const name = packageOf(specifier);
+      if (name === manifest.name) continue;
+      importedBy.set(name, [...(importedBy.get(name) ?? []), file]);
+    }
+  }
+  const problems = [];
+  for (const [name, importers] of importedBy) {
+    if (!declared.has(name)) {
+      problems.push(
+        `${importers[0]}${importers.length > 1 ? ` (and ${importers.length - 1} more)` : ""}` +
+          ` imports ${name}, which is not among its dependencies: it does not resolve for users`,
+      );
+    }
+  }
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    const importers = importedBy.get(name) ?? [];
+    if (importers.length > 0 && importers.every((file) => DECLARATION_FILE.test(file))) {
+      problems.push(
+        `dependencies.${name} is imported by type declarations only (${importers[0]}): every` +
+          " user installs it for types; include the types in the declarations and make it a" +
+          " devDependency",
+      );
+    }
+  }
+  return problems;
+}
+
 function checkTarball(pkg, destination) {
   const { status, output } = run("pnpm", ["pack", "--json", "--pack-destination", destination], {
     cwd: path.join(root, pkg.dir),
@@ -236,11 +313,15 @@ function checkTarball(pkg, destination) {
   const sizes = run("tar", ["-tvzf", tarball]).output.split("\n");
   const unpacked = sizes.reduce((sum, line) => sum + (Number(line.trim().split(/\s+/)[2]) || 0), 0);
 
-  const extracted = tempDir("manifest");
-  if (run("tar", ["-xzf", tarball, "-C", extracted, "package/package.json"]).status !== 0) {
+  const extracted = tempDir("unpacked");
+  if (run("tar", ["-xzf", tarball, "-C", extracted]).status !== 0) {
+    throw new Failure(`${pkg.name}: tar -xzf ${tarball} failed`);
+  }
+  const contents = path.join(extracted, "package");
+  if (!existsSync(path.join(contents, "package.json"))) {
     throw new Failure(`${pkg.name}: the tarball has no package/package.json`);
   }
-  const text = readFileSync(path.join(extracted, "package", "package.json"), "utf8");
+  const text = readFileSync(path.join(contents, "package.json"), "utf8");
   const manifest = JSON.parse(text);
 
   const problems = [];
@@ -273,6 +354,11 @@ function checkTarball(pkg, destination) {
   if (![...files].some((file) => /^readme(\.(md|markdown|txt))?$/i.test(file))) {
     problems.push("no README in the tarball (npm shows it as the package's page)");
   }
+  // npm's page links them, and a provenance statement must name the manifest's repository.
+  for (const field of ["repository", "homepage", "bugs"]) {
+    if (!manifest[field]) problems.push(`no "${field}" in the manifest`);
+  }
+  problems.push(...importProblems(manifest, contents, files));
 
   const summary = `${manifest.name}@${manifest.version}: ${files.size} files, ${kb(statSync(tarball).size)} packed, ${kb(unpacked)} unpacked`;
   return { summary, problems };
@@ -359,25 +445,47 @@ if (dryRun) {
   out(`\nrelease dry run: OK, nothing changed, nothing published (${elapsed()})`);
 } else {
   step("release: preconditions", () => {
+    // Every unmet one at once, so that a release in CI needs one round of fixes.
+    const unmet = [];
     const pending = pendingChangesets();
     if (pending.length > 0) {
-      throw new Failure(
+      unmet.push(
         `${pending.length} changesets are pending (${pending.join(", ")}): version first with\n` +
           '`pnpm changeset version`, review, commit "Version Packages", then release.',
       );
     }
     const dirty = run("git", ["status", "--porcelain"]).output.trim();
     if (dirty !== "") {
-      throw new Failure(
+      unmet.push(
         `the checkout has uncommitted changes; the tags must name what is published:\n${dirty}`,
       );
     }
+    if (provenanceProvider) {
+      // The registry refuses a provenance statement whose repository is not the manifest's.
+      const unnamed = packages.filter(
+        (pkg) => !pkg.private && pkg.version !== undefined && !repositoryOf(pkg),
+      );
+      if (unnamed.length > 0) {
+        unmet.push(
+          `publishing with provenance (${provenanceProvider}) needs a "repository" naming the ` +
+            `repository CI builds in ${unnamed.map((pkg) => `${pkg.dir}/package.json`).join(", ")}`,
+        );
+      }
+    }
+    if (unmet.length > 0) throw new Failure(unmet.join("\n"));
   });
   if (failures.length === 0) step("release: pnpm build", build);
   if (failures.length === 0) step("release: the tarballs", () => checkTarballs(packages));
   if (failures.length === 0) {
     step("release: changeset publish", () => {
-      if (run(process.execPath, [changesetBin, "publish"], { inherit: true }).status !== 0) {
+      // npm reads its settings from the environment too; `pnpm publish` runs `npm publish`.
+      if (provenanceProvider) out(`  with provenance, signed by ${provenanceProvider}`);
+      else if (process.env.CI)
+        out("  without provenance: this CI cannot sign it (npm: GitHub, GitLab)");
+      const extraEnv = provenanceProvider ? { npm_config_provenance: "true" } : {};
+      if (
+        run(process.execPath, [changesetBin, "publish"], { inherit: true, extraEnv }).status !== 0
+      ) {
         throw new Failure("see above; run `pnpm release` again once fixed");
       }
     });

@@ -203,8 +203,9 @@ export function createStoreApp(config: StoreConfig): Express {
             order.lines.reduce((sum, line) => sum + line.unitPrice * line.quantity, 0),
           ),
         },
-        // The same key every time the store sends this order: it is never registered twice.
-        { idempotencyKey: `order-${order.externalId}` },
+        // No Idempotency-Key of ours: registration is idempotent by order id (sending the order
+        // again, changed or not, never credits twice), and the SDK keeps one key across its own
+        // retries. A key per order would make a changed order a 400 for 24 hours.
       );
       order.registered = true;
       order.registrationError = null;
@@ -232,7 +233,7 @@ export function createStoreApp(config: StoreConfig): Express {
             })),
           refundedAt: new Date().toISOString(),
         },
-        { idempotencyKey: `credit-note-${order.externalId}-${creditNoteId}` },
+        // Refunds are cumulative: declaring the same refunds again deducts nothing more.
       );
       order.refundError = null;
     } catch (error) {

@@ -21,8 +21,11 @@ export interface RequestOptions<R extends ApiRevision = ApiRevision> {
   /** Retries of this call, instead of the client's `maxRetries`. */
   maxRetries?: number;
   /**
-   * POST only: the `Idempotency-Key`, instead of a random one. Derive it from what the call
-   * stands for (an order or credit note id) so that a hook that runs twice sends the same key.
+   * POST only: the `Idempotency-Key`, instead of a random one (which the client already keeps
+   * across its own retries). Give one only for a call that is sent again with the very same
+   * body, such as a webhook delivery's id: the server answers a key reused with another body
+   * 400 for 24 hours. Orders need none: registration is idempotent by order id, refunds are
+   * cumulative.
    */
   idempotencyKey?: string;
   /** Cancels the call, retries included. */
