@@ -121,6 +121,22 @@ describe("no API key or customer hash reaches a log line", () => {
   });
 });
 
+describe("redaction at the cost of a plain request", () => {
+  it("logs a 15 KB path or query with a stray percent sign without stalling the process", async () => {
+    // Before: a pattern of escape groups backtracked over the whole run, 506 ms per request.
+    const run = `${"z".repeat(15_000)}%`;
+    for (const target of [`/${run}`, `/unknown?${run}=1`]) {
+      const started = performance.now();
+      const lines = await linesDuring(() => fetch(`${app.baseUrl}${target}`));
+      expect(performance.now() - started).toBeLessThan(100);
+      expect(lines.join("")).toContain("zzzz");
+    }
+    const started = performance.now();
+    redactSecrets(`"path":"/${run}","query":{"${run}":"${run}"}`);
+    expect(performance.now() - started).toBeLessThan(20);
+  });
+});
+
 describe("redactSecrets", () => {
   it("keeps the public prefix of a key and everything that is no secret", () => {
     const key = `lk_0123456789_${"a".repeat(43)}`;
