@@ -1,5 +1,5 @@
 import { problemSchema } from "@loyalty/shared-types";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminSession } from "./support/admin.js";
 import { basic, startTestApp, type TestApp } from "./support/app.js";
 import { customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
@@ -272,6 +272,11 @@ describe("limits on who is asking, not how the header is written", () => {
           body: order(id),
         });
       const wrong = (n: number) => basic(`lk_${String(n).padStart(10, "0")}_${"x".repeat(43)}`);
+      const history = `${guarded.baseUrl}/point/user-history/1?hash=${"0".repeat(128)}&domain=${encodeURIComponent(DOMAIN)}`;
+      const rightHistory = history.replace("0".repeat(128), hashFor(store.reference, key, 1));
+      // The shop's server and a shopper were there before anyone guessed.
+      expect((await register(right, 499)).status).toBe(201);
+      expect((await fetch(rightHistory)).status).toBe(200);
       const statuses = [];
       for (let n = 0; n < 5; n++) statuses.push((await register(wrong(n), n)).status);
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
@@ -284,7 +289,6 @@ describe("limits on who is asking, not how the header is written", () => {
           "Too many failed authentications from this address: at most 3 every 60 seconds. Retry after the seconds Retry-After gives.",
       });
       // A wrong customer hash or bearer token from that address is refused the same way.
-      const history = `${guarded.baseUrl}/point/user-history/1?hash=${"0".repeat(128)}&domain=${encodeURIComponent(DOMAIN)}`;
       expect((await fetch(history)).status).toBe(429);
       expect(
         (
@@ -295,9 +299,20 @@ describe("limits on who is asking, not how the header is written", () => {
       ).toBe(429);
       // The shop's own server, behind the same address, still registers its orders.
       expect((await register(right, 500)).status).toBe(201);
-      expect(
-        (await fetch(history.replace("0".repeat(128), hashFor(store.reference, key, 1)))).status,
-      ).toBe(200);
+      expect((await fetch(rightHistory)).status).toBe(200);
+
+      // Invented keys and domains from that address cost no database query any more.
+      const query = vi.spyOn(guarded.context.pool, "query");
+      for (let n = 100; n < 120; n++) {
+        expect((await register(wrong(n), n)).status).toBe(429);
+        const elsewhere = history.replace(
+          encodeURIComponent(DOMAIN),
+          `https%3A%2F%2Fshop${n}.example`,
+        );
+        expect((await fetch(elsewhere)).status).toBe(429);
+      }
+      expect(query).not.toHaveBeenCalled();
+      query.mockRestore();
 
       // Thousands of invented keys cost no counter each.
       for (let n = 1_000; n < 3_000; n += 50) {

@@ -17,9 +17,9 @@ function keyFromBasicHeader(header: string | undefined): string | undefined {
  * the API key, by its public id (`lk_<prefix>`), however the header spelled it.
  */
 export function basicAuth(apiKeys: ApiKeysService): Authenticator {
-  return async (req, res) => {
+  return async (req, res, { lookups }) => {
     const key = keyFromBasicHeader(req.get("authorization"));
-    const store = key ? await apiKeys.authenticate(key) : undefined;
+    const store = key ? await apiKeys.authenticate(key, { lookups }) : undefined;
     if (!key || !store) {
       res.setHeader("WWW-Authenticate", 'Basic realm="Loyalty API", charset="UTF-8"');
       throw new AppError(

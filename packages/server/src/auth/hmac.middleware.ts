@@ -15,7 +15,7 @@ function text(value: unknown): string | undefined {
  * Sets `req.store` and `req.customerExternalId`.
  */
 export function hmacAuth(apiKeys: ApiKeysService, externalIdFrom: "path" | "query"): Authenticator {
-  return async (req) => {
+  return async (req, _res, { lookups }) => {
     const refuse = () =>
       new AppError("unauthorized", "The customer hash does not match this store and customer.");
     const query = req.query as Record<string, unknown>;
@@ -36,7 +36,7 @@ export function hmacAuth(apiKeys: ApiKeysService, externalIdFrom: "path" | "quer
     ) {
       throw refuse();
     }
-    const credentials = await apiKeys.customerCredentials(domain.data);
+    const credentials = await apiKeys.customerCredentials(domain.data, { lookups });
     if (!credentials) throw refuse();
     const { store, keys } = credentials;
     // Every key is compared, matching or not, so the time taken does not tell which one matched.

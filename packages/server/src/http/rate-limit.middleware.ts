@@ -72,8 +72,8 @@ export const MAX_COUNTED_KEYS = 100_000;
  * IPv6-aware address keys (`ipKeyGenerator`) are still the library's.
  *
  * Memory is bounded: expired windows are dropped once per window, and a counter full of live
- * ones forgets its oldest (a Map iterates in insertion order), so that clients inventing keys
- * cost at most MAX_COUNTED_KEYS entries.
+ * ones forgets the one closest to its end, in constant time, so that clients inventing keys cost
+ * at most MAX_COUNTED_KEYS entries and no scan of them.
  */
 class FixedWindowCounter {
   private readonly windows = new Map<string, { used: number; resetAt: number }>();
@@ -107,18 +107,26 @@ class FixedWindowCounter {
     return { used: window.used, resetSeconds: this.secondsLeft(window.resetAt, now) };
   }
 
+  /** How many requests the key made in its current window, without counting one. */
+  peek(key: string): number {
+    const window = this.windows.get(key);
+    return window && window.resetAt > Date.now() ? window.used : 0;
+  }
+
   private secondsLeft(resetAt: number, now: number): number {
     return Math.max(1, Math.ceil((resetAt - now) / 1000));
   }
 
+  /**
+   * Frees one entry. A key's entry is inserted when its window starts, and every window is as
+   * long, so the Map's order is the order windows end: expired entries are at its front, and
+   * when none is, the front is the window closest to its end.
+   */
   private makeRoom(now: number): void {
-    this.dropExpired(now);
-    const excess = this.windows.size - this.maxKeys + 1;
-    if (excess <= 0) return;
-    let dropped = 0;
-    for (const key of this.windows.keys()) {
-      if (dropped++ >= excess) break;
+    for (const [key, window] of this.windows) {
       this.windows.delete(key);
+      if (window.resetAt > now) return;
+      if (this.windows.size < this.maxKeys) return;
     }
   }
 }
@@ -129,11 +137,24 @@ export interface AuthOutcome {
   identity?: { policy: IdentityPolicy; key: string };
 }
 
+export interface AuthOptions {
+  /**
+   * False for an address past its failed authentications: only credentials the process holds
+   * in memory (used recently) may pass, and nothing is looked up in the database, so that
+   * invented keys or domains cost no query.
+   */
+  lookups: boolean;
+}
+
 /**
  * Checks a request's credentials and sets what they establish on it (`req.store`, `req.admin`),
  * or throws unauthorized (401).
  */
-export type Authenticator = (req: Request, res: Response) => Promise<AuthOutcome>;
+export type Authenticator = (
+  req: Request,
+  res: Response,
+  options: AuthOptions,
+) => Promise<AuthOutcome>;
 
 /**
  * Rate limits per client, by the operation's kind: public storefront reads per address, the
@@ -199,21 +220,24 @@ export class RateLimiter {
   /**
    * An authentication step under the limits. A refusal (401) counts as a failure of the
    * client's address; past its limit of failures, the address's refusals are 429 with
-   * Retry-After until its window ends (credentials that are right still pass: a shop's server
-   * may share an address with someone guessing). An accepted request is counted against its
-   * identity's limit, whatever the spelling of its header.
+   * Retry-After until its window ends, and its credentials are checked against memory only
+   * (no database look-up): right ones used recently still pass (a shop's server may share an
+   * address with someone guessing). An accepted request is counted against its identity's
+   * limit, whatever the spelling of its header.
    */
   guard(authenticate: Authenticator): RequestHandler {
     return async (req, res, next) => {
+      const address = clientAddress(req);
+      const lookups = !this.failures || this.failures.counter.peek(address) < this.failures.limit;
       let outcome: AuthOutcome;
       try {
-        outcome = await authenticate(req, res);
+        outcome = await authenticate(req, res, { lookups });
       } catch (error) {
         if (!this.failures || !(error instanceof AppError) || error.reason !== "unauthorized") {
           throw error;
         }
         const { limit, counter } = this.failures;
-        const { used, resetSeconds } = counter.hit(clientAddress(req));
+        const { used, resetSeconds } = counter.hit(address);
         if (used <= limit) throw error;
         res.removeHeader("WWW-Authenticate");
         res.setHeader("Retry-After", String(resetSeconds));

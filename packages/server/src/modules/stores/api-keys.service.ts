@@ -129,12 +129,19 @@ export class ApiKeysService implements StoreChangeSubscriber {
     return row;
   }
 
-  /** Basic authentication: the store whose active key this is, or undefined. */
-  async authenticate(key: string): Promise<AuthenticatedStore | undefined> {
+  /**
+   * Basic authentication: the store whose active key this is, or undefined. Without `lookups`,
+   * only a key held in memory can pass.
+   */
+  async authenticate(
+    key: string,
+    { lookups = true }: { lookups?: boolean } = {},
+  ): Promise<AuthenticatedStore | undefined> {
     const prefix = KEY_PATTERN.exec(key)?.[1];
     if (!prefix) return undefined;
     let entry = this.changes?.listening ? this.byPrefix.get(prefix) : undefined;
     if (!entry) {
+      if (!lookups) return undefined;
       const generation = this.generation;
       const sealed = await findActiveKeyByPrefix(this.pool, prefix);
       if (!sealed) return undefined;
@@ -148,11 +155,18 @@ export class ApiKeysService implements StoreChangeSubscriber {
     return constantTimeEqual(entry.key, key) ? entry.store : undefined;
   }
 
-  /** The store with this domain and its plain active keys, for customer HMAC checks. */
-  async customerCredentials(domain: string): Promise<CustomerCredentials | undefined> {
+  /**
+   * The store with this domain and its plain active keys, for customer HMAC checks. Without
+   * `lookups`, only a store held in memory is found.
+   */
+  async customerCredentials(
+    domain: string,
+    { lookups = true }: { lookups?: boolean } = {},
+  ): Promise<CustomerCredentials | undefined> {
     const normalized = normalizeDomain(domain);
     const cached = this.changes?.listening ? this.byDomain.get(normalized) : undefined;
     if (cached) return cached;
+    if (!lookups) return undefined;
     const generation = this.generation;
     const found = await findStoreCredentialsByDomain(this.pool, normalized);
     if (!found) return undefined;
