@@ -1,7 +1,24 @@
 import { lookup as dnsLookup } from "node:dns";
+import { createRequire } from "node:module";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent, buildConnector, type Dispatcher } from "undici";
+import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from "undici";
 import { isPrivateAddress } from "./private-hosts.js";
+
+const majorOf = (version: string | undefined) => Number(version?.split(".")[0]);
+const AGENT_MAJOR = majorOf(
+  (createRequire(import.meta.url)("undici/package.json") as { version: string }).version,
+);
+
+/**
+ * Node's own fetch where it is the undici major of our Agent (Node 20 and 22 bundle undici 6):
+ * test doubles such as msw intercept it. Elsewhere undici's own fetch, which always speaks its
+ * Agent's protocol (Node 26's undici 8 refuses a dispatcher of undici 6). Looked up at each call:
+ * a test double replaces the global after this module is loaded.
+ */
+const fetchWithAgent = (url: string, init: RequestInit & { dispatcher: Dispatcher }) =>
+  majorOf(process.versions.undici) === AGENT_MAJOR
+    ? globalThis.fetch(url, init)
+    : (undiciFetch(url, init) as unknown as Promise<Response>);
 
 /**
  * The most the service reads of an answer (1 MiB, decoded): a platform's answer is a coupon,
@@ -115,11 +132,10 @@ export class Outbound {
     const signal = AbortSignal.timeout(timeoutMs);
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await fetchWithAgent(url, {
         ...request,
         redirect: "manual",
         signal,
-        // Node's fetch is undici 6's; this Agent, of the same major version, speaks its protocol.
         dispatcher: this.#dispatcher,
       });
     } catch (error) {
