@@ -253,15 +253,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 /** The names Express's `trust proxy` gives to address ranges. */
 const PROXY_RANGES = ["loopback", "linklocal", "uniquelocal"];
 
-/** An address, or a subnet as address/prefix (or an IPv4 address/netmask). */
+/**
+ * An address, or a subnet as address/prefix (or an IPv4 address/netmask) no wider than /8: a
+ * subnet as wide as the internet (`0.0.0.0/0`, `::/0`) is `true` under another name.
+ */
 function isProxyAddress(entry: string): boolean {
   if (PROXY_RANGES.includes(entry)) return true;
   const [address = "", mask, ...rest] = entry.split("/");
   const family = isIP(address);
   if (family === 0 || rest.length > 0) return false;
   if (mask === undefined) return true;
-  if (/^\d{1,3}$/.test(mask)) return Number(mask) <= (family === 4 ? 32 : 128);
-  return family === 4 && isIP(mask) === 4;
+  if (/^\d{1,3}$/.test(mask)) {
+    return Number(mask) >= 8 && Number(mask) <= (family === 4 ? 32 : 128);
+  }
+  if (family !== 4 || isIP(mask) !== 4) return false;
+  return Number(mask.split(".")[0]) === 255;
 }
 
 /**
@@ -285,7 +291,7 @@ function trustProxy(value: string | undefined, context: z.RefinementCtx): Config
   if (invalid.length > 0) {
     context.addIssue({
       code: "custom",
-      message: `must be the number of proxies in front (1) or their addresses and subnets, comma-separated (10.0.0.0/8, fd00::/8, loopback, linklocal, uniquelocal); not ${invalid.map((entry) => `"${entry}"`).join(", ")}`,
+      message: `must be the number of proxies in front (1) or their addresses and subnets no wider than /8, comma-separated (10.0.0.0/8, fd00::/8, loopback, linklocal, uniquelocal); not ${invalid.map((entry) => `"${entry}"`).join(", ")}`,
     });
     return z.NEVER;
   }

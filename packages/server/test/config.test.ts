@@ -64,6 +64,10 @@ describe("configuration", () => {
     expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/33, lb.internal, 10.0.0.1" })).toThrow(
       /TRUST_PROXY: must be the number of proxies in front \(1\) or their addresses and subnets.*; not "10\.0\.0\.0\/33", "lb\.internal"$/m,
     );
+    // As wide as the internet: `true` under another name.
+    expect(() =>
+      loadConfig({ TRUST_PROXY: "0.0.0.0/0, ::/0, 0.0.0.0/0.0.0.0, 10.0.0.0/7" }),
+    ).toThrow(/; not "0\.0\.0\.0\/0", "::\/0", "0\.0\.0\.0\/0\.0\.0\.0", "10\.0\.0\.0\/7"$/m);
   });
 
   it("bounds slow clients with explicit HTTP timeouts, keep-alive past a load balancer's 60 s", () => {
