@@ -262,7 +262,7 @@ async function main() {
   const { child: server, port } = await start(
     ["src/main.ts"],
     serverEnv("in-process"),
-    /listening on http:\/\/localhost:(\d+)/,
+    /listening on http:\/\/[^\s]*:(\d+)/,
   );
   const base = `http://127.0.0.1:${port}`;
   const peak = { rss: 0 };
@@ -531,7 +531,7 @@ async function main() {
     const { child: apiOnly, port: apiPort } = await start(
       ["src/main.ts"],
       serverEnv("off"),
-      /listening on http:\/\/localhost:(\d+)/,
+      /listening on http:\/\/[^\s]*:(\d+)/,
     );
     results.push(
       await paired(

@@ -66,9 +66,9 @@ export interface OperationDefinition {
   pathParams?: z.ZodType;
   query?: z.ZodType;
   /**
-   * The largest request body read, in bytes: room for the largest body a client of the
-   * contract sends, and no more (a larger one is refused as validation-failed before it is
-   * read). Absent: the server's BODY_LIMIT.
+   * The largest request body read, in bytes: room for any real client's body (an order of
+   * 1,000 lines), far below what the schema's every maximum at once would add up to; a larger
+   * one is refused as validation-failed before it is read. Absent: the server's BODY_LIMIT.
    */
   maxBodyBytes?: number;
   /** Request body per revision: the first entry whose revision is <= the request's applies. */

@@ -89,7 +89,7 @@ export default async function setup() {
     server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     server.stdout?.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      const port = /listening on http:\/\/localhost:(\d+)/.exec(output)?.[1];
+      const port = /listening on http:\/\/[^\s]*:(\d+)/.exec(output)?.[1];
       if (port) {
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${port}`);
