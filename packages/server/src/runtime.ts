@@ -51,6 +51,8 @@ export interface Services {
   mailer: Mailer;
   /** The rate limits: counted before routing, and around every authentication. */
   rateLimits: RateLimiter;
+  /** Every request to a host a store names (platform, webhook endpoints) goes through it. */
+  outbound: Outbound;
 }
 
 /** Everything a request or a command needs; built once per process. */
@@ -122,6 +124,7 @@ export function createServices(
     storefront,
     mailer,
     rateLimits: new RateLimiter(config.rateLimits),
+    outbound,
   };
 }
 
@@ -199,6 +202,7 @@ export async function openRuntime(
           try {
             await storeChanges.stop();
             services.mailer.close();
+            await services.outbound.close();
             await pool.end();
           } finally {
             await embedded?.stop();

@@ -209,9 +209,3 @@ function failure(error: unknown, timeoutMs: number, otherwise: OutboundFailure):
     { cause: error },
   );
 }
-
-/**
- * For callers built without one: connections to the service's own network refused, as
- * ALLOW_PRIVATE_URLS is by default.
- */
-export const defaultOutbound = new Outbound();

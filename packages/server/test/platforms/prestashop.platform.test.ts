@@ -1,3 +1,4 @@
+import { Outbound } from "../../src/http/outbound.js";
 import { delay, http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +7,9 @@ import {
   PlatformError,
 } from "../../src/modules/platforms/platform.types.js";
 import { PrestaShopPlatform } from "../../src/modules/platforms/prestashop.platform.js";
+
+/** As the server builds it: private addresses refused (msw answers before any connection). */
+const outbound = new Outbound();
 
 const SHOP = "https://presta.example";
 const KEY = "ZR92FNY5UFRERNI3O9Z5QDHWKTP3YIIT";
@@ -19,7 +23,7 @@ afterAll(() => server.close());
 function prestashop(timeoutMs = 5_000) {
   return new PrestaShopPlatform(
     { platform: "prestashop", url: SHOP, webserviceKey: KEY, languageId: 2, currencyId: 3 },
-    { timeoutMs },
+    { timeoutMs, outbound },
   );
 }
 

@@ -1,3 +1,4 @@
+import { Outbound } from "../../src/http/outbound.js";
 import { SHOPIFY_API_VERSION, type VoucherTerms } from "@loyalty/shared-types";
 import { delay, http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
@@ -7,6 +8,9 @@ import {
   PlatformError,
 } from "../../src/modules/platforms/platform.types.js";
 import { ShopifyPlatform } from "../../src/modules/platforms/shopify.platform.js";
+
+/** As the server builds it: private addresses refused (msw answers before any connection). */
+const outbound = new Outbound();
 
 const SHOP = "https://demo-shop.myshopify.com";
 const ACCESS_TOKEN = "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";
@@ -20,7 +24,7 @@ afterAll(() => server.close());
 function shopify(timeoutMs = 5_000) {
   return new ShopifyPlatform(
     { platform: "shopify", url: SHOP, accessToken: ACCESS_TOKEN, apiVersion: SHOPIFY_API_VERSION },
-    { timeoutMs },
+    { timeoutMs, outbound },
   );
 }
 

@@ -1,3 +1,4 @@
+import { Outbound } from "../../src/http/outbound.js";
 import { createHmac } from "node:crypto";
 import { delay, http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
@@ -8,6 +9,9 @@ import {
   PlatformError,
 } from "../../src/modules/platforms/platform.types.js";
 import { WooCommercePlatform } from "../../src/modules/platforms/woocommerce.platform.js";
+
+/** As the server builds it: private addresses refused (msw answers before any connection). */
+const outbound = new Outbound();
 
 const KEY = "ck_4f2a9c0d1e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f";
 const SECRET = "cs_9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d";
@@ -24,7 +28,7 @@ afterAll(() => server.close());
 function woo(url = SECURE, options: { timeoutMs?: number; secret?: string } = {}) {
   return new WooCommercePlatform(
     { platform: "woocommerce", url, consumerKey: KEY, consumerSecret: options.secret ?? SECRET },
-    { timeoutMs: options.timeoutMs ?? 2_000 },
+    { timeoutMs: options.timeoutMs ?? 2_000, outbound },
   );
 }
 

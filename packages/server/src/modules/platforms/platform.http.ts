@@ -1,5 +1,4 @@
 import {
-  defaultOutbound,
   type Outbound,
   OutboundError,
   type OutboundRequest,
@@ -39,8 +38,8 @@ export function failForStatus(platform: string, response: PlatformResponse): nev
 /** How an adapter reaches its platform: the process's outbound module and its timeout. */
 export interface PlatformHttpOptions {
   timeoutMs: number;
-  /** The process's (built from ALLOW_PRIVATE_URLS); without one, private addresses are refused. */
-  outbound?: Outbound;
+  /** The process's, built once from ALLOW_PRIVATE_URLS. */
+  outbound: Outbound;
 }
 
 /**
@@ -53,9 +52,9 @@ export interface PlatformHttpOptions {
 export async function platformFetch(
   platform: string,
   url: string,
-  init: Omit<OutboundRequest, "readBody"> & { outbound?: Outbound | undefined },
+  init: Omit<OutboundRequest, "readBody"> & { outbound: Outbound },
 ): Promise<PlatformResponse> {
-  const { outbound = defaultOutbound, ...request } = init;
+  const { outbound, ...request } = init;
   let response: OutboundResponse;
   try {
     response = await outbound.request(url, request);

@@ -12,7 +12,7 @@ import type { Config } from "../../config.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
-import { defaultOutbound, type Outbound, OutboundError } from "../../http/outbound.js";
+import { type Outbound, OutboundError } from "../../http/outbound.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
@@ -79,7 +79,7 @@ export class WebhooksService {
     private readonly options: Config["webhooks"],
     logger: Logger,
     /** The process's (built from ALLOW_PRIVATE_URLS); without one, private addresses are refused. */
-    private readonly outbound: Outbound = defaultOutbound,
+    private readonly outbound: Outbound,
   ) {
     this.#logger = logger.child({ component: "webhooks" });
   }
