@@ -10,7 +10,12 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: globals.node,
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        // The root scripts' declarations (for the packages' TypeScript build scripts) belong to
+        // no package's tsconfig.
+        projectService: { allowDefaultProject: ["scripts/*.d.mts"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       // A promise nobody awaits loses its rejection: in a ledger that is lost data.

@@ -10,6 +10,7 @@ import {
 } from "@loyalty/shared-types";
 import * as prettier from "prettier";
 import ts from "typescript";
+import { virtualProgram } from "../../../scripts/virtual-program.mjs";
 
 /*
  * Writes src/generated/contracts.ts: the types and constants of @loyalty/shared-types that the
@@ -241,23 +242,9 @@ function printTypes(): string {
   if (!configFile) throw new Error("tsconfig.json could not be read");
   // The virtual file lives outside this package: no rootDir applies to it.
   const options = { ...configFile.options, rootDir: undefined };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (file, language, ...rest) =>
-    file === virtualFile
-      ? ts.createSourceFile(file, source, language)
-      : getSourceFile(file, language, ...rest);
-  host.fileExists = (file) => file === virtualFile || fileExists(file);
-  const program = ts.createProgram([virtualFile], options, host);
-  const errors = ts.getPreEmitDiagnostics(program, program.getSourceFile(virtualFile));
-  if (errors.length > 0) {
-    throw new Error(ts.formatDiagnostics(errors, host));
-  }
-  const checker = program.getTypeChecker();
-  const aliases = program
-    .getSourceFile(virtualFile)!
-    .statements.filter(ts.isTypeAliasDeclaration)
+  const { checker, sourceFile } = virtualProgram(ts, { file: virtualFile, source, options });
+  const aliases = sourceFile.statements
+    .filter(ts.isTypeAliasDeclaration)
     .map((alias) => ({ name: alias.name.text, type: checker.getTypeAtLocation(alias.name) }));
 
   // A nested type identical to a generated one is written by its name, and so are the members

@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs"
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { virtualProgram } from "../../../scripts/virtual-program.mjs";
 
 const CONTRACTS = "@loyalty/shared-types";
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -82,21 +83,15 @@ function printTypes(wanted) {
     noEmit: true,
     types: [],
   };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (file, language, ...rest) =>
-    file === virtualFile
-      ? ts.createSourceFile(file, source, language)
-      : getSourceFile(file, language, ...rest);
-  host.fileExists = (file) => file === virtualFile || fileExists(file);
-  const program = ts.createProgram([virtualFile], options, host);
-  const errors = ts.getPreEmitDiagnostics(program, program.getSourceFile(virtualFile));
-  if (errors.length > 0) fail(ts.formatDiagnostics(errors, host));
-  const checker = program.getTypeChecker();
-  const aliases = program
-    .getSourceFile(virtualFile)
-    .statements.filter(ts.isTypeAliasDeclaration)
+  let compiled;
+  try {
+    compiled = virtualProgram(ts, { file: virtualFile, source, options });
+  } catch (error) {
+    fail(error.message);
+  }
+  const { checker, sourceFile } = compiled;
+  const aliases = sourceFile.statements
+    .filter(ts.isTypeAliasDeclaration)
     .map((alias) => ({ name: alias.name.text, type: checker.getTypeAtLocation(alias.name) }));
 
   // A nested type identical to an inlined one is written by its name (`Reward[]`).
