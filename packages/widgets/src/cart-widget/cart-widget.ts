@@ -5,7 +5,6 @@ import {
   calculatePoints,
   customerHistory,
   rewardList,
-  widgetConfig,
   type Customer,
   type Endpoint,
 } from "../core/api.js";
@@ -132,7 +131,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
   protected override async load(endpoint: Endpoint) {
     const { customer, items } = this;
     const lines = Array.isArray(items) ? items.filter(usable) : [];
-    const config = widgetConfig(endpoint, "cart");
+    const config = this.configuration(endpoint, "cart");
     // Identical lines share one request: reads are cached by URL.
     const points = Promise.all(
       lines.map(async ({ product, categories = [], price, quantity }) => {

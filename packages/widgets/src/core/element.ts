@@ -1,5 +1,5 @@
 import { LitElement, type PropertyValues } from "lit";
-import type { Customer, Endpoint } from "./api.js";
+import { widgetConfig, type Customer, type Endpoint, type WidgetResponses } from "./api.js";
 import { locale, type Locale } from "./i18n.js";
 import type { RewardClaimedDetail } from "./rewards.js";
 
@@ -36,6 +36,7 @@ export abstract class LoyaltyElement extends LitElement {
     customerHash: { attribute: "customer-hash" },
     // The global attribute, made reactive: a page that switches language re-renders the widget.
     lang: { reflect: true },
+    previewConfig: { attribute: false },
     status: { state: true },
   };
 
@@ -47,6 +48,11 @@ export abstract class LoyaltyElement extends LitElement {
   declare customerId: string | undefined;
   /** The customer's HMAC hash, computed by the store's server (`customerHash` of the SDK). */
   declare customerHash: string | undefined;
+  /**
+   * A draft of the widget's configuration, shown instead of the saved one: the back-office's
+   * live preview sets it while the merchant edits. Storefronts leave it unset.
+   */
+  declare previewConfig: object | undefined;
   declare protected status: Status;
 
   /**
@@ -66,7 +72,19 @@ export abstract class LoyaltyElement extends LitElement {
 
   /** Properties whose change reloads the widget's data. */
   protected get reloadOn(): PropertyKey[] {
-    return ["domain", "apiBase", "customerId", "customerHash"];
+    return ["domain", "apiBase", "customerId", "customerHash", "previewConfig"];
+  }
+
+  /** The widget's configuration and the store's, with the draft of `previewConfig` if any. */
+  protected configuration<K extends keyof WidgetResponses>(
+    endpoint: Endpoint,
+    kind: K,
+  ): Promise<WidgetResponses[K]> {
+    const draft = this.previewConfig;
+    const saved = widgetConfig(endpoint, kind);
+    return draft
+      ? saved.then((response) => ({ ...response, config: { ...response.config, ...draft } }))
+      : saved;
   }
 
   protected get endpoint(): Endpoint | undefined {

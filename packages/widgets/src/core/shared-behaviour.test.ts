@@ -19,7 +19,11 @@ import {
 import { mount, part, textOf } from "../../test/support/dom.js";
 import { configure } from "./element.js";
 import "../index.js";
-import type { LoyaltyCartWidget, LoyaltyProgramPresentation } from "../index.js";
+import type {
+  LoyaltyCartWidget,
+  LoyaltyProductPoints,
+  LoyaltyProgramPresentation,
+} from "../index.js";
 
 useApiMock();
 
@@ -66,6 +70,21 @@ describe("what the widgets share", () => {
     configure({ apiBase: API, domain: DOMAIN });
     await expect.poll(() => textOf(element)).toBe("Earn 12 points with this product");
     configure({ apiBase: undefined, domain: undefined });
+  });
+
+  it("shows a draft configuration set in previewConfig, then the saved one when it is cleared", async () => {
+    const element = await mount<LoyaltyProductPoints>(
+      `<loyalty-product-points api-base="${API}" domain="${DOMAIN}" price="12"></loyalty-product-points>`,
+    );
+    expect(textOf(element)).toBe("Earn 12 points with this product");
+
+    element.previewConfig = { template: "Gagnez {points} points" };
+    await expect.poll(() => textOf(element)).toBe("Gagnez 12 points");
+    element.previewConfig = { template: "Gagnez {points} points", enabled: false };
+    await expect.poll(() => textOf(element)).toBe("");
+
+    element.previewConfig = undefined;
+    await expect.poll(() => textOf(element)).toBe("Earn 12 points with this product");
   });
 
   it("tells the page's other widgets of the same customer about a claim, and no one else", async () => {

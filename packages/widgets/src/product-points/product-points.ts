@@ -1,6 +1,6 @@
 import { html, nothing } from "lit";
 import type { ProductPointsWidgetResponse } from "@loyalty/shared-types";
-import { calculatePoints, widgetConfig, type Endpoint } from "../core/api.js";
+import { calculatePoints, type Endpoint } from "../core/api.js";
 import { define, LoyaltyElement } from "../core/element.js";
 import { ICONS } from "../core/icons.js";
 import { loading, withPoints } from "../core/templates.js";
@@ -54,7 +54,7 @@ export class LoyaltyProductPoints extends LoyaltyElement {
     const price = Number(this.price);
     if (!(price > 0)) throw new Error("price must be a positive number");
     const [response, { points }] = await Promise.all([
-      widgetConfig(endpoint, "product-points"),
+      this.configuration(endpoint, "product-points"),
       calculatePoints(endpoint, { product: this.product, categories: this.categories, price }),
     ]);
     return () => (this.data = { response, points });

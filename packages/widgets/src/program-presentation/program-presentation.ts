@@ -11,7 +11,6 @@ import {
   ApiError,
   customerHistory,
   rewardList,
-  widgetConfig,
   type Customer,
   type Endpoint,
 } from "../core/api.js";
@@ -145,7 +144,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
   private historyReads = 0;
 
   protected override async load(endpoint: Endpoint) {
-    const response = await widgetConfig(endpoint, "program-presentation");
+    const response = await this.configuration(endpoint, "program-presentation");
     const { rewards, history } = response.config.sections;
     const customer = this.customer;
     const data: Data = { response, endpoint, customer };
