@@ -1,37 +1,47 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { createHmac, randomBytes } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import pg from "pg";
+import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
 import { SecretBox } from "../src/crypto/secrets.js";
-import { startThrowawayPostgres } from "../src/db/embedded.js";
-import { migrate } from "../src/db/migrate.js";
 import { createPool } from "../src/db/pool.js";
 import { StoreChangeListener } from "../src/db/store-changes.js";
 import { appendLedgerEntries } from "../src/modules/ledger/ledger.repository.js";
 import { defaultWidgetConfig } from "../src/modules/widgets/widgets.defaults.js";
 import { createServices } from "../src/runtime.js";
+import {
+  benchOverview,
+  OVERVIEW_P95_TARGET_MS,
+  overviewSection,
+  type OverviewFigures,
+} from "./overview.js";
+import {
+  benchDatabase,
+  percentile,
+  ROOT,
+  rssOf,
+  SERVER_READY,
+  serverEnv as processEnv,
+  start,
+  stop,
+} from "./support.js";
 
 /**
  * `pnpm bench`: every endpoint family under autocannon, each as a ratio to a bare Express 5
  * hello-world measured in the same run on the same machine (machines here are shared and
- * noisy: absolute figures drift, ratios hold), plus order processing latency and throughput
- * and the server's memory. Writes BENCHMARKS.md at the repository root.
+ * noisy: absolute figures drift, ratios hold), plus order processing latency and throughput,
+ * the server's memory and, last, the programme overview of a large store (bench/overview.ts).
+ * Writes BENCHMARKS.md at the repository root; exits 1 when the overview misses its target.
  *
  * Uses DATABASE_URL's server when set (a fresh database is created on it), else an embedded
  * PostgreSQL in a temporary directory.
  */
 
-const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
-const ROOT = path.resolve(PACKAGE_DIR, "../..");
-const NODE_ARGS = ["--conditions=@loyalty/source", "--import", "tsx"];
 const MASTER_KEY = randomBytes(32).toString("hex");
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 10);
 const CONNECTIONS = 50;
@@ -48,50 +58,6 @@ interface Measure {
   /** Against the bare Express run just before it (the median of the rounds for reads). */
   ratio: number;
   baseline: number;
-}
-
-/** Starts a process and resolves with it and the first match of `ready` in its output. */
-function start(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
-      cwd: PACKAGE_DIR,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    let started = false;
-    // Output is read to the end, not only up to the banner: a full pipe would block the server.
-    const onData = (chunk: Buffer) => {
-      if (started) return;
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) {
-        started = true;
-        resolve({ child, port: Number(match[1] ?? 0) });
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}:\n${output}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.removeAllListeners("exit");
-  await new Promise((resolve) => {
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
-}
-
-async function rssOf(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 let helloUrl = "";
@@ -154,29 +120,11 @@ async function cannon(
   return measure;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
 async function main() {
   // One PostgreSQL for the run: a fresh database on DATABASE_URL's server, or an embedded one.
-  const embedded = process.env["DATABASE_URL"]
-    ? undefined
-    : await startThrowawayPostgres("loyalty-bench-pg");
-  const adminUrl = embedded?.url ?? process.env["DATABASE_URL"];
-  if (!adminUrl) throw new Error("no database for the benchmark");
-  const database = `loyalty_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  const databaseUrl = url.toString();
+  const database = await benchDatabase();
+  const databaseUrl = database.url;
   const quiet = pino({ level: "error" });
-  await migrate(databaseUrl, quiet);
-  const { rows: versionRows } = await admin.query<{ server_version: string }>(
-    "SHOW server_version",
-  );
 
   // The programme the scenarios run against.
   const pool = createPool(databaseUrl, 4);
@@ -240,20 +188,7 @@ async function main() {
   const hash = (id: number) =>
     createHmac("sha512", `${store.reference}:${key}`).update(String(id)).digest("hex");
 
-  const serverEnv = (workers: "in-process" | "off"): NodeJS.ProcessEnv => ({
-    NODE_ENV: "production",
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: databaseUrl,
-    LOYALTY_MASTER_KEY: MASTER_KEY,
-    MIGRATE_ON_START: "false",
-    WORKERS: workers,
-    LOG_LEVEL: "info",
-    // One load generator is one client: the limits stay on (their cost is measured) but high.
-    RATE_LIMIT_STOREFRONT: "1000000000",
-    RATE_LIMIT_CUSTOMER: "1000000000",
-    RATE_LIMIT_API_KEY: "1000000000",
-  });
+  const serverEnv = (workers: "in-process" | "off") => processEnv(databaseUrl, MASTER_KEY, workers);
   const { child: hello, port: helloPort } = await start(
     ["bench/hello.ts"],
     { NODE_ENV: "production", PORT: "0" },
@@ -262,7 +197,7 @@ async function main() {
   const { child: server, port } = await start(
     ["src/main.ts"],
     serverEnv("in-process"),
-    /listening on http:\/\/[^\s]*:(\d+)/,
+    SERVER_READY,
   );
   const base = `http://127.0.0.1:${port}`;
   const peak = { rss: 0 };
@@ -531,7 +466,7 @@ async function main() {
     const { child: apiOnly, port: apiPort } = await start(
       ["src/main.ts"],
       serverEnv("off"),
-      /listening on http:\/\/[^\s]*:(\d+)/,
+      SERVER_READY,
     );
     results.push(
       await paired(
@@ -569,6 +504,9 @@ async function main() {
       `sustained processing: ${pending} orders in ${seconds.toFixed(1)} s = ${throughput.toFixed(0)} orders/s\n`,
     );
 
+    // Last, on a store of its own in the same database: it adds a million ledger entries.
+    const overview = await benchOverview(databaseUrl, MASTER_KEY);
+
     await writeReport({
       results,
       e2e,
@@ -576,16 +514,19 @@ async function main() {
       memory: { idle, peak: peak.rss },
       claims,
       idempotencyRatio,
-      postgres: versionRows[0]?.server_version ?? "?",
-      embedded: Boolean(embedded),
+      overview,
+      postgres: database.serverVersion,
+      embedded: database.embedded,
     });
+    if (overview.periods.some((period) => period.overTarget)) {
+      process.stdout.write(`overview p95 over its ${OVERVIEW_P95_TARGET_MS} ms target\n`);
+      process.exitCode = 1;
+    }
   } finally {
     await stop(hello);
     await stop(server);
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
-    await admin.end();
-    await embedded?.stop();
+    await database.drop();
   }
 }
 
@@ -658,6 +599,7 @@ async function writeReport(report: {
   claims: LatencyResult & { roundsP95: number[] };
   /** Registration throughput with an Idempotency-Key, over without. */
   idempotencyRatio: number;
+  overview: OverviewFigures;
   postgres: string;
   embedded: boolean;
 }) {
@@ -709,7 +651,8 @@ the round with the median p95: ${report.claims.requests} claims, ${report.claims
 ## Memory
 
 Server RSS: ${report.memory.idle.toFixed(0)} MiB after warm-up, ${report.memory.peak.toFixed(0)} MiB at peak under load.
-`;
+
+${overviewSection(report.overview)}`;
   await writeFile(path.join(ROOT, "BENCHMARKS.md"), text);
   process.stdout.write(`\nWrote BENCHMARKS.md\n`);
 }

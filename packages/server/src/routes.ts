@@ -10,6 +10,7 @@ import { adminAuthRoutes } from "./modules/admin/admin-auth.routes.js";
 import { customersRoutes } from "./modules/customers/customers.routes.js";
 import { CustomersService } from "./modules/customers/customers.service.js";
 import { ordersRoutes } from "./modules/orders/orders.routes.js";
+import { overviewAdminRoutes } from "./modules/overview/overview.admin.routes.js";
 import { pointsRoutes } from "./modules/points/points.routes.js";
 import { referralsRoutes } from "./modules/referrals/referrals.routes.js";
 import { rewardClaimRoutes, rewardListRoutes } from "./modules/rewards/rewards.routes.js";
@@ -55,5 +56,6 @@ export function adminRoutes(context: AppContext): Router[] {
     webhooksAdminRoutes(context),
     referralsAdminRoutes(context),
     customersAdminRoutes(context),
+    overviewAdminRoutes(context),
   ];
 }

@@ -7,6 +7,7 @@ import {
   COMMON_ERROR_REASONS,
   ERROR_REASONS,
   OPERATION_EXAMPLES,
+  PARAMETER_EXAMPLES,
   OPERATIONS,
   calculatePointsQuerySchema,
   claimRefusalSchema,
@@ -1527,6 +1528,23 @@ function adminSegmentArb(parameter: string): fc.Arbitrary<string> {
   return segmentArb(valid);
 }
 
+/**
+ * The query of a back-office operation: each of its parameters with its documented example or
+ * anything at all (absent, repeated, as `name[]`), and junk parameters, in any order.
+ */
+function adminQueryArb(schema: z.ZodType): fc.Arbitrary<QueryPart[]> {
+  const names = Object.keys((schema as unknown as { shape: Record<string, unknown> }).shape);
+  return shuffled(
+    names.map((name) => {
+      const example = PARAMETER_EXAMPLES[name];
+      const valid = fc.constant(
+        percentEncode(Array.isArray(example) ? example.join(",") : String(example ?? "")),
+      );
+      return param(name, fc.oneof({ weight: 3, arbitrary: valid }, rawValue));
+    }),
+  );
+}
+
 function adminPlanArb(name: AdminName, calendar: Calendar): fc.Arbitrary<Plan | undefined> {
   const definition: OperationDefinition = ADMIN_OPERATIONS[name];
   const parameters = [...definition.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
@@ -1540,9 +1558,10 @@ function adminPlanArb(name: AdminName, calendar: Calendar): fc.Arbitrary<Plan | 
           ? fc.constant({ header: undefined, storeId: null })
           : tokenArb(),
       segments: fc.tuple(...parameters.map(adminSegmentArb)),
+      query: definition.query ? adminQueryArb(definition.query) : fc.constant<QueryPart[]>([]),
       body: bodySchema ? bodyArb([examples.request ?? {}]) : fc.constant(undefined),
     })
-    .map(({ revision, token, segments, body }) => {
+    .map(({ revision, token, segments, query, body }) => {
       let path = definition.path;
       parameters.forEach((parameter, index) => {
         path = path.replace(`{${parameter}}`, segments[index] as string);
@@ -1553,11 +1572,11 @@ function adminPlanArb(name: AdminName, calendar: Calendar): fc.Arbitrary<Plan | 
         {
           revision,
           path,
-          query: [],
+          query,
           headers: { authorization: token.header },
           ...(body ? { body } : {}),
         },
-        ({ body: read }) => {
+        ({ query: readQuery, body: read }) => {
           if (name === "createAdminToken") {
             const checked = bodyFaults(read, bodySchema as z.ZodType);
             // Nobody has the credentials drawn here.
@@ -1590,6 +1609,9 @@ function adminPlanArb(name: AdminName, calendar: Calendar): fc.Arbitrary<Plan | 
           }
           // Every other id drawn names no row.
           if (parameters.length > 1) faults.push("not-found");
+          if (definition.query && !definition.query.safeParse(foldIndexedKeys(readQuery)).success) {
+            faults.push("validation-failed");
+          }
           if (bodySchema) {
             const checked = bodyFaults(read, bodySchema, "empty-object");
             faults.push(...checked.faults);

@@ -537,6 +537,8 @@ describe("every operation that takes an Idempotency-Key", () => {
         "createReward",
         "createWebhookEndpoint",
         "adjustCustomerPoints",
+        "testPlatformConnection",
+        "redeliverWebhook",
       ].sort(),
     );
     const seller = await shop();

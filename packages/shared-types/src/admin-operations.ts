@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   adminCustomerSchema,
+  adminVoucherVersionSchema,
   adminRewardSchema,
   adminStoreSchema,
   adminTokenRequestSchema,
@@ -21,9 +22,18 @@ import {
   createStoreRequestSchema,
   createWebhookEndpointRequestSchema,
   customerAdminPathSchema,
+  customerSearchQuerySchema,
+  customerSearchResponseSchema,
+  customerTransactionsQuerySchema,
+  customerTransactionsResponseSchema,
   customerErasureResponseSchema,
   customerExportSchema,
   platformConnectionSummarySchema,
+  platformConnectionTestSchema,
+  pointsPreviewQuerySchema,
+  pointsPreviewSchema,
+  programOverviewQuerySchema,
+  programOverviewSchema,
   pointAdjustmentRequestSchema,
   pointAdjustmentResponseSchema,
   rewardPathSchema,
@@ -33,6 +43,10 @@ import {
   updateRewardRequestSchema,
   updateRuleRequestSchema,
   updateStoreRequestSchema,
+  webhookDeliveriesQuerySchema,
+  webhookDeliveriesResponseSchema,
+  webhookDeliveryPathSchema,
+  webhookDeliverySchema,
   webhookEndpointSchema,
   webhookPathSchema,
 } from "./admin.js";
@@ -190,6 +204,17 @@ export const ADMIN_OPERATIONS = {
     pathParams: apiKeyPathSchema,
     response: apiKeySchema,
   }),
+  getProgramOverview: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/overview",
+    tag: "Admin: overview",
+    summary:
+      "The programme's figures over a period: members, points by cause, liability, daily orders and claims, top rewards",
+    successStatus: 200,
+    errors: write,
+    query: programOverviewQuerySchema,
+    response: programOverviewSchema,
+  }),
   listRules: storeOperation({
     method: "GET",
     path: "/admin/stores/{storeId}/rules",
@@ -228,6 +253,17 @@ export const ADMIN_OPERATIONS = {
     successStatus: 204,
     errors: read,
     pathParams: rulePathSchema,
+  }),
+  previewProductPoints: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/points-preview",
+    tag: "Admin: attribution rules",
+    summary:
+      "What a product would earn under the active rules, computed as calculate computes it, per club too",
+    successStatus: 200,
+    errors: write,
+    query: pointsPreviewQuerySchema,
+    response: pointsPreviewSchema,
   }),
   listClubs: storeOperation({
     method: "GET",
@@ -297,6 +333,17 @@ export const ADMIN_OPERATIONS = {
     pathParams: rewardPathSchema,
     response: adminRewardSchema,
   }),
+  listVoucherVersions: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/rewards/{rewardId}/vouchers",
+    tag: "Admin: rewards",
+    summary:
+      "Every version of a reward's voucher, newest first, with the codes issued and remaining",
+    successStatus: 200,
+    errors: read,
+    pathParams: rewardPathSchema,
+    response: z.array(adminVoucherVersionSchema),
+  }),
   updateReward: storeOperation({
     method: "PATCH",
     path: "/admin/stores/{storeId}/rewards/{rewardId}",
@@ -334,6 +381,16 @@ export const ADMIN_OPERATIONS = {
     body: platformConnectionSchema,
     response: platformConnectionSummarySchema,
   }),
+  testPlatformConnection: storeOperation({
+    method: "POST",
+    path: "/admin/stores/{storeId}/platform/test",
+    tag: "Admin: platform connection",
+    summary:
+      "Ask the store's platform something harmless (a customer look-up) to check the URL and credentials",
+    successStatus: 200,
+    errors: read,
+    response: platformConnectionTestSchema,
+  }),
   listWebhookEndpoints: storeOperation({
     method: "GET",
     path: "/admin/stores/{storeId}/webhooks",
@@ -363,6 +420,29 @@ export const ADMIN_OPERATIONS = {
     pathParams: webhookPathSchema,
     response: webhookEndpointSchema,
   }),
+  listWebhookDeliveries: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/webhooks/{endpointId}/deliveries",
+    tag: "Admin: webhooks",
+    summary:
+      "An endpoint's deliveries, newest first: event, status, attempts, last error, next try",
+    successStatus: 200,
+    errors: write,
+    pathParams: webhookPathSchema,
+    query: webhookDeliveriesQuerySchema,
+    response: webhookDeliveriesResponseSchema,
+  }),
+  redeliverWebhook: storeOperation({
+    method: "POST",
+    path: "/admin/stores/{storeId}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver",
+    tag: "Admin: webhooks",
+    summary:
+      "Send one delivery again now, whatever its status; the event keeps its id, so a receiver that saw it can tell",
+    successStatus: 200,
+    errors: read,
+    pathParams: webhookDeliveryPathSchema,
+    response: webhookDeliverySchema,
+  }),
   getReferralProgram: storeOperation({
     method: "GET",
     path: "/admin/stores/{storeId}/referral-program",
@@ -381,6 +461,16 @@ export const ADMIN_OPERATIONS = {
     errors: write,
     body: referralProgramSchema,
     response: referralProgramSchema,
+  }),
+  searchCustomers: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/customers",
+    tag: "Admin: customers",
+    summary: "Find customers by id or the start of their email; without a query, the newest first",
+    successStatus: 200,
+    errors: write,
+    query: customerSearchQuerySchema,
+    response: customerSearchResponseSchema,
   }),
   getAdminCustomer: storeOperation({
     method: "GET",
@@ -402,6 +492,17 @@ export const ADMIN_OPERATIONS = {
     pathParams: customerAdminPathSchema,
     body: pointAdjustmentRequestSchema,
     response: pointAdjustmentResponseSchema,
+  }),
+  listCustomerTransactions: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/customers/{externalId}/transactions",
+    tag: "Admin: customers",
+    summary: "A customer's ledger, newest first, every kind of entry with its cause",
+    successStatus: 200,
+    errors: write,
+    pathParams: customerAdminPathSchema,
+    query: customerTransactionsQuerySchema,
+    response: customerTransactionsResponseSchema,
   }),
   exportCustomer: storeOperation({
     method: "GET",

@@ -7,6 +7,8 @@ import {
   externalIdTextSchema,
   isoDateTimeSchema,
   languageSchema,
+  numberArrayQuerySchema,
+  numberQuerySchema,
   pointsSchema,
   storeDomainSchema,
   storeReferenceSchema,
@@ -423,4 +425,271 @@ export const customerErasureResponseSchema = z.object({
   externalId: externalIdSchema,
   erasedAt: isoDateTimeSchema,
   balance: pointsSchema,
+});
+
+/* ---------- Lists ---------- */
+
+/** Items per page of the back-office lists. */
+export const ADMIN_PAGE_LIMIT = { default: 25, min: 1, max: 100 } as const;
+
+const pageQueryFields = {
+  /** Items per page, 1 to 100 (default 25). */
+  limit: numberQuerySchema
+    .pipe(z.number().int().min(ADMIN_PAGE_LIMIT.min).max(ADMIN_PAGE_LIMIT.max))
+    .default(ADMIN_PAGE_LIMIT.default)
+    .describe("Items per page, 1 to 100 (default 25)."),
+  /** The `nextCursor` of the previous page; omit it for the first page. */
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, "must be the nextCursor of a previous page")
+    .optional()
+    .describe("The `nextCursor` of the previous page; omit it for the first page."),
+};
+
+/** Pass as `cursor` to read the next page; null on the last page. */
+const nextCursorSchema = z.string().nullable();
+
+/* ---------- Programme overview ---------- */
+
+/** A calendar day, `2026-11-26`. */
+export const isoDateSchema = z.iso.date();
+
+/** The longest period the overview reads at once. */
+export const OVERVIEW_MAX_DAYS = 366;
+
+export const programOverviewQuerySchema = z
+  .object({
+    /** First day of the period, in UTC (default: 29 days before `to`). */
+    from: isoDateSchema
+      .optional()
+      .describe("First day of the period, in UTC (default: 29 days before `to`)."),
+    /** Last day of the period, included, in UTC (default: today). */
+    to: isoDateSchema
+      .optional()
+      .describe("Last day of the period, included, in UTC (default: today)."),
+  })
+  .superRefine((query, ctx) => {
+    if (!query.from || !query.to) return;
+    const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1;
+    if (days < 1) {
+      ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
+    } else if (days > OVERVIEW_MAX_DAYS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["from"],
+        message: `must be at most ${OVERVIEW_MAX_DAYS} days before to`,
+      });
+    }
+  });
+export type ProgramOverviewQuery = z.input<typeof programOverviewQuerySchema>;
+
+export const programOverviewSchema = z.object({
+  /** The period the flows and series cover, days in UTC, both included. */
+  period: z.object({ from: isoDateSchema, to: isoDateSchema }),
+  currency: currencySchema,
+  /** Customers known to the programme (erased ones excluded). */
+  members: z.number().int().min(0),
+  /** Members with a ledger entry in the 30 days up to now. */
+  activeMembers: z.number().int().min(0),
+  /** Points moved during the period, by cause (all positive numbers). */
+  points: z.object({
+    earned: z.number().int().min(0),
+    /** Referral bonuses. */
+    bonuses: z.number().int().min(0),
+    /** Spent on rewards. */
+    redeemed: z.number().int().min(0),
+    /** Taken back by refunds and cancellations. */
+    deducted: z.number().int().min(0),
+    /** Manual adjustments, net (may be negative). */
+    adjusted: pointsSchema,
+    expired: z.number().int().min(0),
+  }),
+  /**
+   * Redeemed over earned and bonuses in the period, to four decimals (above 1 when customers
+   * spent more than the period brought them); null when nothing was earned.
+   */
+  redemptionRate: z.number().min(0).nullable(),
+  /**
+   * Sum of the positive balances now: the points customers can still spend (erased customers'
+   * included: erasure keeps their balance).
+   */
+  outstandingPoints: z.number().int().min(0),
+  /**
+   * The outstanding points in the store's currency, at the best value per point among the
+   * fixed-amount rewards in that currency a customer can obtain now (current voucher version
+   * active, codes left): what redeeming them all could cost at most. Null when the store has
+   * no such reward.
+   */
+  liability: z
+    .object({
+      amount: z.number().min(0),
+      /** Currency per point of the reward used. */
+      valuePerPoint: z.number().min(0),
+      rewardId: idSchema,
+    })
+    .nullable(),
+  /** One entry per day of the period, oldest first, days without activity included. */
+  daily: z.array(
+    z.object({
+      date: isoDateSchema,
+      /** Orders whose points were credited that day. */
+      ordersCredited: z.number().int().min(0),
+      /** Rewards claimed that day (codes issued). */
+      claims: z.number().int().min(0),
+      pointsEarned: z.number().int().min(0),
+      pointsRedeemed: z.number().int().min(0),
+    }),
+  ),
+  /** The most claimed rewards of the period, at most 5, most claimed first. */
+  topRewards: z.array(
+    z.object({
+      rewardId: idSchema,
+      name: z.string(),
+      claims: z.number().int().min(1),
+      points: z.number().int().min(0),
+    }),
+  ),
+});
+export type ProgramOverview = z.infer<typeof programOverviewSchema>;
+
+/* ---------- Points preview ---------- */
+
+/** What a product would earn: calculate's parameters, without the domain, and a quantity. */
+export const pointsPreviewQuerySchema = z.object({
+  product: externalIdTextSchema.optional(),
+  categories: numberArrayQuerySchema.optional(),
+  /** Unit price in the store's currency. */
+  price: numberQuerySchema.pipe(z.number().min(1).max(1_000_000_000)),
+  quantity: numberQuerySchema
+    .pipe(z.number().int().min(1).max(10_000))
+    .default(1)
+    .describe("Units in the order line, 1 to 10,000 (default 1)."),
+});
+export type PointsPreviewQuery = z.input<typeof pointsPreviewQuerySchema>;
+
+export const pointsPreviewSchema = z.object({
+  /** Points of one unit, as `calculate` answers the storefront (club multipliers excluded). */
+  points: pointsSchema.min(0),
+  type: ruleKindSchema.nullable(),
+  id: externalIdSchema.nullable(),
+  /** The rule applied, by name; null when no active rule matches. */
+  ruleName: z.string().nullable(),
+  /** Points of the whole line (quantity units, floored once), as an order earns them. */
+  linePoints: pointsSchema.min(0),
+  /** The line's points for a member of each club, lowest threshold first. */
+  clubs: z.array(
+    z.object({
+      id: idSchema,
+      name: z.string(),
+      multiplier: z.number().min(0),
+      linePoints: pointsSchema.min(0),
+    }),
+  ),
+});
+export type PointsPreview = z.infer<typeof pointsPreviewSchema>;
+
+/* ---------- Customer search and history ---------- */
+
+export const customerSearchQuerySchema = z.object({
+  /**
+   * A customer id (exact), or the start of an email (any case). Omitted: every customer,
+   * newest first.
+   */
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(254)
+    .optional()
+    .describe("A customer id (exact), or the start of an email (any case)."),
+  ...pageQueryFields,
+});
+export type CustomerSearchQuery = z.input<typeof customerSearchQuerySchema>;
+
+/** A customer with the club the points of the last 12 months reach. */
+export const adminCustomerSummarySchema = adminCustomerSchema.extend({
+  /** Points earned over the rolling last 12 months: what clubs are measured on. */
+  earnedLast12Months: pointsSchema.min(0),
+  club: z.object({ id: idSchema, name: z.string(), multiplier: z.number().min(0) }).nullable(),
+});
+export type AdminCustomerSummary = z.infer<typeof adminCustomerSummarySchema>;
+
+export const customerSearchResponseSchema = z.object({
+  customers: z.array(adminCustomerSummarySchema),
+  nextCursor: nextCursorSchema,
+});
+
+export const customerTransactionsQuerySchema = z.object(pageQueryFields);
+
+export const customerTransactionsResponseSchema = z.object({
+  /** Newest first. */
+  transactions: z.array(adminTransactionSchema),
+  nextCursor: nextCursorSchema,
+});
+
+/* ---------- Voucher versions ---------- */
+
+export const adminVoucherVersionSchema = adminVoucherSchema.extend({
+  /** Codes this version may still issue under its usage limit; null without a limit. */
+  codesRemaining: z.number().int().min(0).nullable(),
+  /** Whether it is the version claims issue codes from now. */
+  current: z.boolean(),
+});
+export type AdminVoucherVersion = z.infer<typeof adminVoucherVersionSchema>;
+
+/* ---------- Platform connection test ---------- */
+
+/** What the platform answered a harmless question (a customer look-up by email). */
+export const platformConnectionTestSchema = z.object({
+  platform: platformKindSchema,
+  ok: z.boolean(),
+  /** Why it failed, in the spec's terms; null when it worked. */
+  reason: z
+    .enum([
+      "platform-credentials-rejected",
+      "platform-resource-not-found",
+      "platform-request-rejected",
+      "platform-unavailable",
+    ])
+    .nullable(),
+  /** What went wrong, for the merchant (never a credential); null when it worked. */
+  message: z.string().nullable(),
+  /** How long the platform took to answer. */
+  durationMs: z.number().int().min(0),
+});
+export type PlatformConnectionTest = z.infer<typeof platformConnectionTestSchema>;
+
+/* ---------- Webhook deliveries ---------- */
+
+export const webhookDeliveryPathSchema = webhookPathSchema.extend({ deliveryId: idTextSchema });
+
+export const webhookDeliveryStatusSchema = z.enum(["pending", "delivered", "failed"]);
+
+export const webhookDeliveriesQuerySchema = z.object({
+  status: webhookDeliveryStatusSchema.optional().describe("Only the deliveries with this status."),
+  ...pageQueryFields,
+});
+export type WebhookDeliveriesQuery = z.input<typeof webhookDeliveriesQuerySchema>;
+
+export const webhookDeliverySchema = z.object({
+  id: idSchema,
+  /** The event's id, sent in the `loyalty-event-id` header. */
+  eventId: idSchema,
+  event: eventTypeSchema,
+  status: webhookDeliveryStatusSchema,
+  attempts: z.number().int().min(0),
+  /** The HTTP status the endpoint answered last; null when it never answered. */
+  lastStatusCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  /** When the next attempt is due; null once delivered or given up. */
+  nextAttemptAt: isoDateTimeSchema.nullable(),
+  deliveredAt: isoDateTimeSchema.nullable(),
+  createdAt: isoDateTimeSchema,
+});
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+
+export const webhookDeliveriesResponseSchema = z.object({
+  /** Newest first. */
+  deliveries: z.array(webhookDeliverySchema),
+  nextCursor: nextCursorSchema,
 });

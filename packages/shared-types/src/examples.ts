@@ -76,6 +76,12 @@ export const PARAMETER_EXAMPLES: Record<string, string | number | number[]> = {
   clubId: 2,
   rewardId: 12,
   endpointId: 3,
+  deliveryId: 8812,
+  from: "2026-08-16",
+  to: "2026-09-14",
+  quantity: 2,
+  query: "jane.doe@",
+  status: "failed",
 };
 
 const fiveEurosOff: VoucherTerms = {
@@ -365,6 +371,19 @@ const adjustment = {
   createdAt: NOW,
 };
 
+const webhookDelivery = {
+  id: 8812,
+  eventId: 70211,
+  event: "POINTS_EARNED" as const,
+  status: "failed" as const,
+  attempts: 8,
+  lastStatusCode: 500,
+  lastError: "The endpoint answered HTTP 500.",
+  nextAttemptAt: null,
+  deliveredAt: null,
+  createdAt: "2026-09-13T07:12:00.000Z",
+};
+
 function widgetConfiguration<K extends string, C>(kind: K, config: C) {
   return { kind, isDefault: false, updatedAt: "2026-05-20T14:00:00.000Z", config };
 }
@@ -616,6 +635,110 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
   deleteWebhookEndpoint: { response: { ...webhookEndpoint, active: false, updatedAt: NOW } },
   getReferralProgram: { response: referralProgram },
   setReferralProgram: { request: referralProgram, response: referralProgram },
+  getProgramOverview: {
+    response: {
+      period: { from: "2026-09-13", to: "2026-09-14" },
+      currency: "EUR",
+      members: 1840,
+      activeMembers: 412,
+      points: {
+        earned: 48_210,
+        bonuses: 1_200,
+        redeemed: 21_500,
+        deducted: 930,
+        adjusted: 150,
+        expired: 0,
+      },
+      redemptionRate: 0.4351,
+      outstandingPoints: 310_420,
+      liability: { amount: 3104.2, valuePerPoint: 0.01, rewardId: 12 },
+      daily: [
+        {
+          date: "2026-09-13",
+          ordersCredited: 96,
+          claims: 21,
+          pointsEarned: 24_800,
+          pointsRedeemed: 10_500,
+        },
+        {
+          date: "2026-09-14",
+          ordersCredited: 88,
+          claims: 22,
+          pointsEarned: 23_410,
+          pointsRedeemed: 11_000,
+        },
+      ],
+      topRewards: [
+        { rewardId: 12, name: "5 € voucher", claims: 33, points: 16_500 },
+        { rewardId: 14, name: "Free shipping", claims: 10, points: 5_000 },
+      ],
+    },
+  },
+  previewProductPoints: {
+    response: {
+      points: 179,
+      type: "product",
+      id: 7,
+      ruleName: "Espresso machines",
+      linePoints: 359,
+      clubs: [
+        { id: 1, name: "Silver", multiplier: 1.2, linePoints: 430 },
+        { id: 2, name: "Gold", multiplier: 1.5, linePoints: 538 },
+      ],
+    },
+  },
+  listVoucherVersions: {
+    response: [
+      { ...adminReward.voucher, codesRemaining: null, current: true },
+      {
+        ...fiveEurosOff,
+        validityDays: 30,
+        version: 1,
+        usageLimit: 100,
+        codesIssued: 100,
+        codesRemaining: 0,
+        current: false,
+        createdAt: CREATED_AT,
+      },
+    ],
+  },
+  testPlatformConnection: {
+    response: {
+      platform: "woocommerce",
+      ok: false,
+      reason: "platform-credentials-rejected",
+      message: "The platform refused the credentials (HTTP 401).",
+      durationMs: 182,
+    },
+  },
+  listWebhookDeliveries: {
+    response: {
+      deliveries: [webhookDelivery],
+      nextCursor: "ODgxMQ",
+    },
+  },
+  redeliverWebhook: {
+    response: {
+      ...webhookDelivery,
+      status: "pending",
+      nextAttemptAt: NOW,
+    },
+  },
+  searchCustomers: {
+    response: {
+      customers: [
+        {
+          ...adminCustomer,
+          earnedLast12Months: 1_240,
+          club: { id: 1, name: "Silver", multiplier: 1.2 },
+        },
+      ],
+      nextCursor: null,
+    },
+  },
+  listCustomerTransactions: {
+    response: { transactions: [adjustment], nextCursor: "OTAwNA" },
+  },
   getAdminCustomer: { response: adminCustomer },
   adjustCustomerPoints: {
     request: { points: 150, reason: "Goodwill gesture: late delivery" },

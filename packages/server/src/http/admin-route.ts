@@ -9,7 +9,7 @@ import { AppError } from "./app-error.js";
 import { operationBody } from "./body.js";
 import { honoursIdempotencyKey, idempotentRequests } from "./idempotency.middleware.js";
 import { expressPath } from "./operation-route.js";
-import { parseRequest, toValidationIssues } from "./validate.js";
+import { foldIndexedKeys, parseRequest, toValidationIssues } from "./validate.js";
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -17,6 +17,7 @@ type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface AdminInput<O extends OperationDefinition> {
   admin: AdminPrincipal;
   params: Parsed<O["pathParams"]>;
+  query: Parsed<O["query"]>;
   body: Parsed<O["body"]>;
   /** The store named by `{storeId}` in the path (the token may act on it). */
   store: O["pathParams"] extends z.ZodType ? StoreRow : undefined;
@@ -40,7 +41,7 @@ export interface AdminRouteOptions {
  * Mounts a back-office operation of ADMIN_OPERATIONS: its method and path, bearer
  * authentication, then the JSON body (only for operations that take one), the Idempotency-Key
  * (POST), the store scope of the token, parsing with the operation's schemas (a
- * malformed id in the path is not-found, a bad body validation-failed), and the success
+ * malformed id in the path is not-found, a bad query or body validation-failed), and the success
  * status. Outside production every response is checked against the operation's schema, so
  * that the OpenAPI document cannot drift from what the server answers.
  */
@@ -72,10 +73,17 @@ export function adminRoute<O extends OperationDefinition>(
         store = await services.stores.findById(storeId);
         if (!store) throw new AppError("not-found", `No store has the id ${storeId}.`);
       }
+      const query = operation.query
+        ? parseRequest(
+            operation.query,
+            foldIndexedKeys(req.query as Record<string, unknown>),
+            "query",
+          )
+        : undefined;
       const body = operation.body
         ? parseRequest(operation.body as z.ZodType, req.body ?? {}, "body")
         : undefined;
-      const input = { admin, params, body, store } as AdminInput<O>;
+      const input = { admin, params, query, body, store } as AdminInput<O>;
       const result = await handler(input, req);
       if (options.propagates) await services.changes.barrier();
       res.set("Cache-Control", "no-store");

@@ -45,3 +45,22 @@ export function parseRequest<S extends z.ZodType>(
   const issues = toValidationIssues(result.error, location);
   throw new AppError("validation-failed", describeIssues(issues), issues);
 }
+
+const INDEXED_KEY = /^([^[\]]+)\[\d*\]$/;
+
+/**
+ * Express's simple query parser keeps `categories[]=1` and `categories[0]=1` under those very
+ * keys. Folds them into `categories`, after its plain values, for the shared schema to read.
+ */
+export function foldIndexedKeys(query: Record<string, unknown>): Record<string, unknown> {
+  let folded: Record<string, unknown> | undefined;
+  for (const key in query) {
+    const name = key.endsWith("]") ? INDEXED_KEY.exec(key)?.[1] : undefined;
+    if (name === undefined) continue;
+    // No prototype: `__proto__[]=1` must fold into a plain key, not replace the prototype.
+    folded ??= Object.assign(Object.create(null) as Record<string, unknown>, query);
+    folded[name] = [folded[name] ?? [], query[key]].flat();
+    delete folded[key];
+  }
+  return folded ?? query;
+}

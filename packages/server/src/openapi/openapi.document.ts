@@ -366,7 +366,10 @@ const TAGS: Record<string, string> = {
   "Admin: platform connection": "The e-commerce platform that issues the store's discount codes.",
   "Admin: webhooks": "Endpoints to which the store's events are delivered, signed.",
   "Admin: referral programme": "The referrer's bonus and the referee's voucher.",
-  "Admin: customers": "A customer's profile, manual point adjustments and GDPR requests.",
+  "Admin: customers":
+    "Customer search, a customer's profile and ledger, manual point adjustments and GDPR requests.",
+  "Admin: overview":
+    "The programme's figures: members, points by cause, liability, activity per day, top rewards.",
 };
 
 const PARAMETER_DESCRIPTIONS: Record<string, string> = {
@@ -386,6 +389,7 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   clubId: "The club's id.",
   rewardId: "The reward's id.",
   endpointId: "The webhook endpoint's id.",
+  deliveryId: "The webhook delivery's id.",
 };
 
 /** `externalId` in a query: the referrer of a referral, or a repetition of the path's. */

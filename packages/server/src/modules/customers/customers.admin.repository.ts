@@ -31,6 +31,54 @@ export async function findAdminCustomer(
   return rows[0];
 }
 
+/** Which of a store's customers a back-office search asks for. */
+export type CustomerFilter =
+  | { by: "all" }
+  | { by: "externalId"; externalId: number }
+  /** The start of the address, taken literally and in any case. */
+  | { by: "emailPrefix"; prefix: string };
+
+/** `%`, `_` and the escape character itself match only themselves in a LIKE pattern. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, "\\$&");
+}
+
+/** Each filter's condition; its value, when it has one, is `$4`. */
+const FILTERS: Record<CustomerFilter["by"], string> = {
+  all: "true",
+  externalId: "external_id = $4",
+  // Lower-cased by PostgreSQL, as the index is: the pattern operator class of customers_by_email
+  // turns the literal prefix into a range of that index. The pattern is a constant by the time
+  // the statement is planned (pg's unnamed statements are planned with their values).
+  emailPrefix: "lower(email) LIKE lower($4)",
+};
+
+/**
+ * A page of the store's customers matching `filter`, newest first: `take` of them older than
+ * `beforeId` (from the newest when null). Erased customers are listed, without their email.
+ */
+export async function searchCustomers(
+  db: Queryable,
+  storeId: number,
+  filter: CustomerFilter,
+  page: { beforeId: number | null; take: number },
+): Promise<AdminCustomerRow[]> {
+  const value =
+    filter.by === "externalId"
+      ? [filter.externalId]
+      : filter.by === "emailPrefix"
+        ? [`${escapeLike(filter.prefix)}%`]
+        : [];
+  const { rows } = await db.query<AdminCustomerRow>(
+    `SELECT ${CUSTOMER_COLUMNS} FROM customers
+     WHERE store_id = $1 AND id < coalesce($2::bigint, 9223372036854775807) AND ${FILTERS[filter.by]}
+     ORDER BY id DESC
+     LIMIT $3`,
+    [storeId, page.beforeId, page.take, ...value],
+  );
+  return rows;
+}
+
 /**
  * The customer, locked until the caller's transaction ends: what they may spend is judged on
  * this row, and claims (which lock it the same way) wait for the decision.

@@ -1,6 +1,7 @@
 import {
   ADMIN_OPERATIONS,
   type AdminCustomer,
+  type AdminCustomerSummary,
   type adminTransactionSchema,
   type CustomerExport,
 } from "@loyalty/shared-types";
@@ -9,7 +10,11 @@ import type { z } from "zod";
 import { adminRoute } from "../../http/admin-route.js";
 import type { AppContext } from "../../runtime.js";
 import type { AdminCustomerRow } from "./customers.admin.repository.js";
-import { CustomersAdminService, type CustomerRecord } from "./customers.admin.service.js";
+import {
+  CustomersAdminService,
+  type CustomerRecord,
+  type CustomerSummary,
+} from "./customers.admin.service.js";
 import type { HistoryTransactionRow } from "./customers.repository.js";
 
 function adminCustomerView(row: AdminCustomerRow): AdminCustomer {
@@ -23,6 +28,18 @@ function adminCustomerView(row: AdminCustomerRow): AdminCustomer {
     reservedPoints: row.reservedPoints,
     createdAt: row.createdAt.toISOString(),
     erasedAt: row.erasedAt?.toISOString() ?? null,
+  };
+}
+
+function customerSummaryView({
+  customer,
+  earnedLast12Months,
+  club,
+}: CustomerSummary): AdminCustomerSummary {
+  return {
+    ...adminCustomerView(customer),
+    earnedLast12Months,
+    club: club && { id: club.id, name: club.name, multiplier: club.multiplier },
   };
 }
 
@@ -77,10 +94,18 @@ function customerExportView(record: CustomerRecord, store: { id: number; domain:
   } satisfies CustomerExport;
 }
 
-/** Back-office: customers (point adjustments, export, erasure). */
+/** Back-office: customers (search, ledger, point adjustments, export, erasure). */
 export function customersAdminRoutes(context: AppContext): Router {
-  const customers = new CustomersAdminService(context.pool);
+  const customers = new CustomersAdminService(context.pool, context.clock);
   const router = Router();
+
+  adminRoute(router, context, ADMIN_OPERATIONS.searchCustomers, async ({ store, query }) => {
+    const page = await customers.search(store.id, query.query, query);
+    return {
+      customers: page.customers.map(customerSummaryView),
+      nextCursor: page.nextCursor,
+    };
+  });
 
   adminRoute(router, context, ADMIN_OPERATIONS.getAdminCustomer, async ({ store, params }) =>
     adminCustomerView(await customers.get(store.id, params.externalId)),
@@ -92,6 +117,18 @@ export function customersAdminRoutes(context: AppContext): Router {
     async ({ store, params, body }) => {
       const { transaction, balance } = await customers.adjust(store.id, params.externalId, body);
       return { transaction: adminTransactionView(transaction), balance };
+    },
+  );
+  adminRoute(
+    router,
+    context,
+    ADMIN_OPERATIONS.listCustomerTransactions,
+    async ({ store, params, query }) => {
+      const page = await customers.transactions(store.id, params.externalId, query);
+      return {
+        transactions: page.transactions.map(adminTransactionView),
+        nextCursor: page.nextCursor,
+      };
     },
   );
   adminRoute(router, context, ADMIN_OPERATIONS.exportCustomer, async ({ store, params }) =>

@@ -1,8 +1,20 @@
-import type { PointAdjustmentRequest } from "@loyalty/shared-types";
+import {
+  externalIdTextSchema,
+  type PointAdjustmentRequest,
+  type ValidationIssue,
+} from "@loyalty/shared-types";
 import type pg from "pg";
 import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
-import { appendLedgerEntries } from "../ledger/ledger.repository.js";
+import type { Clock } from "../../http/revision.middleware.js";
+import { describeIssues } from "../../http/validate.js";
+import {
+  appendLedgerEntries,
+  clubWindowStart,
+  pointsEarnedSince,
+} from "../ledger/ledger.repository.js";
+import { clubStanding, type Club } from "../points/clubs.js";
+import { listClubs } from "../points/points.repository.js";
 import {
   customerClaims,
   customerOrders,
@@ -12,16 +24,69 @@ import {
   readOneSnapshot,
   referralOfReferee,
   referralsMadeBy,
+  searchCustomers,
   type AdminCustomerRow,
+  type CustomerFilter,
   type CustomerClaimRow,
   type CustomerOrderRow,
   type ReferralMadeRow,
   type ReferredByRow,
 } from "./customers.admin.repository.js";
 import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
+import { decodeCursor, encodeCursor } from "./customers.service.js";
 
 function unknownCustomer(externalId: number): AppError {
   return new AppError("not-found", `The store has no customer with the externalId ${externalId}.`);
+}
+
+/** A page of a back-office list, as the shared query schema parsed it. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Where a page starts: after the id its cursor holds, or at the newest. */
+function pageStart(cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  const id = decodeCursor(cursor);
+  if (id !== undefined) return id;
+  const issues: ValidationIssue[] = [
+    {
+      location: "query",
+      pointer: "/cursor",
+      message: "must be the nextCursor of a previous page",
+      code: "invalid_cursor",
+    },
+  ];
+  throw new AppError("validation-failed", describeIssues(issues), issues);
+}
+
+/** The page's items, and the cursor of the next page when `fetched` (limit + 1) says one exists. */
+function paged<T extends { id: number }>(
+  fetched: readonly T[],
+  limit: number,
+): { items: T[]; nextCursor: string | null } {
+  const items = fetched.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: last && fetched.length > limit ? encodeCursor(last.id) : null };
+}
+
+/**
+ * What a search looks for: digits are a customer id (exact), anything else the start of an
+ * email. Digits beyond the range of ids name nobody: undefined.
+ */
+function customerFilter(query: string | undefined): CustomerFilter | undefined {
+  if (query === undefined) return { by: "all" };
+  if (!/^\d+$/.test(query)) return { by: "emailPrefix", prefix: query };
+  const externalId = externalIdTextSchema.safeParse(query);
+  return externalId.success ? { by: "externalId", externalId: externalId.data } : undefined;
+}
+
+/** A customer with their standing: points earned over the rolling 12 months, and the club. */
+export interface CustomerSummary {
+  customer: AdminCustomerRow;
+  earnedLast12Months: number;
+  club: Club | null;
 }
 
 export interface CustomerAdjustment {
@@ -45,7 +110,63 @@ export interface CustomerRecord {
  * every operation here answers not-found for one the store has never met.
  */
 export class CustomersAdminService {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** Clubs are measured over the 12 months before now. */
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A page of the store's customers matching the query (see customerFilter), newest first, each
+   * with their club standing computed as the customer's history computes it: the page's points
+   * of the last 12 months in one statement, the store's clubs in another.
+   */
+  async search(
+    storeId: number,
+    query: string | undefined,
+    page: PageRequest,
+  ): Promise<{ customers: CustomerSummary[]; nextCursor: string | null }> {
+    const beforeId = pageStart(page.cursor);
+    const filter = customerFilter(query);
+    if (!filter) return { customers: [], nextCursor: null };
+    const windowStart = clubWindowStart(this.clock());
+    const [fetched, clubs] = await Promise.all([
+      searchCustomers(this.pool, storeId, filter, { beforeId, take: page.limit + 1 }),
+      listClubs(this.pool, storeId),
+    ]);
+    const { items, nextCursor } = paged(fetched, page.limit);
+    const earned = await pointsEarnedSince(
+      this.pool,
+      items.map((customer) => customer.id),
+      windowStart,
+    );
+    return {
+      customers: items.map((customer) => {
+        const earnedLast12Months = earned.get(customer.id) ?? 0;
+        const { club } = clubStanding(clubs, earnedLast12Months);
+        return { customer, earnedLast12Months, club };
+      }),
+      nextCursor,
+    };
+  }
+
+  /** A page of the customer's ledger, newest first; not-found for a customer the store never met. */
+  async transactions(
+    storeId: number,
+    externalId: number,
+    page: PageRequest,
+  ): Promise<{ transactions: HistoryTransactionRow[]; nextCursor: string | null }> {
+    const beforeId = pageStart(page.cursor);
+    const found = await customerHistoryPage(this.pool, {
+      storeId,
+      externalId,
+      beforeId,
+      take: page.limit + 1,
+    });
+    if (!found) throw unknownCustomer(externalId);
+    const { items, nextCursor } = paged(found.transactions, page.limit);
+    return { transactions: items, nextCursor };
+  }
 
   async get(storeId: number, externalId: number): Promise<AdminCustomerRow> {
     const customer = await findAdminCustomer(this.pool, storeId, externalId);

@@ -20,16 +20,20 @@ export interface HistoryPageRequest {
   cursor: string | undefined;
 }
 
-function encodeCursor(transactionId: number): string {
-  return Buffer.from(String(transactionId)).toString("base64url");
+/**
+ * A page's cursor: the id of the last item it shows, as text, in base64url. The back-office's
+ * customer lists page with it too.
+ */
+export function encodeCursor(id: number): string {
+  return Buffer.from(String(id)).toString("base64url");
 }
 
 /**
- * The transaction id a cursor of ours holds, or undefined for anything else. Node decodes
- * base64url leniently (it skips what is not of the alphabet), so only a cursor that encodes
- * back to itself is one we issued.
+ * The id a cursor of ours holds, or undefined for anything else. Node decodes base64url
+ * leniently (it skips what is not of the alphabet), so only a cursor that encodes back to
+ * itself is one we issued.
  */
-function decodeCursor(cursor: string): number | undefined {
+export function decodeCursor(cursor: string): number | undefined {
   const id = Number(Buffer.from(cursor, "base64url").toString("utf8"));
   return Number.isSafeInteger(id) && id > 0 && encodeCursor(id) === cursor ? id : undefined;
 }

@@ -32,6 +32,7 @@ export function failForStatus(platform: string, response: PlatformResponse): nev
   throw new PlatformError(
     reasonForStatus(response.status),
     `${platform} answered HTTP ${response.status}: ${said.slice(0, 500)}`,
+    { status: response.status },
   );
 }
 
@@ -68,6 +69,7 @@ export async function platformFetch(
     throw new PlatformError(
       "platform-resource-not-found",
       `${platform} answered a redirect (HTTP ${response.status}), which is not followed: check the platform URL`,
+      { status: response.status },
     );
   }
   const { text } = response;

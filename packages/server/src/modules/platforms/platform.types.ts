@@ -9,16 +9,20 @@ export type PlatformFailureReason =
 
 /**
  * A failure of the store's platform, as an adapter reports it. `message` is for the log (what
- * the platform said, without credentials); the client only learns the reason.
+ * the platform said, without credentials); the client only learns the reason. `status` is the
+ * HTTP status the platform answered, when an unexpected status is what failed.
  */
 export class PlatformError extends Error {
+  readonly status: number | undefined;
+
   constructor(
     readonly reason: PlatformFailureReason,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
     super(message, options);
     this.name = "PlatformError";
+    this.status = options?.status;
   }
 }
 

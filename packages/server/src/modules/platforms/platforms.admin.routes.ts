@@ -25,5 +25,8 @@ export function platformsAdminRoutes(context: AppContext): Router {
     },
     { propagates: true },
   );
+  adminRoute(router, context, ADMIN_OPERATIONS.testPlatformConnection, ({ store }) =>
+    platforms.testConnection(store, context.logger),
+  );
   return router;
 }

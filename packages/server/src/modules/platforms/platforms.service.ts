@@ -2,6 +2,7 @@ import {
   platformConnectionSchema,
   type PlatformConnectionInput,
   type PlatformConnectionSummary,
+  type PlatformConnectionTest,
   type PlatformKind,
 } from "@loyalty/shared-types";
 import type pg from "pg";
@@ -10,11 +11,12 @@ import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
 import type { Logger } from "pino";
 import { AppError } from "../../http/app-error.js";
+import { OutboundError } from "../../http/outbound.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import type { PlatformHttpOptions } from "./platform.http.js";
-import type { PlatformAdapter, PlatformError } from "./platform.types.js";
+import { PlatformError, type PlatformAdapter } from "./platform.types.js";
 import {
   findConnection,
   insertSandboxCodes,
@@ -44,6 +46,70 @@ export function platformFailure(
 ): AppError {
   logger.warn({ ...context, reason: error.reason, err: error.message }, "store platform failed");
   return new AppError(error.reason, PLATFORM_DETAIL[error.reason], undefined, { cause: error });
+}
+
+/**
+ * An address no shopper can have (RFC 2606 reserves `.invalid`), which every platform accepts
+ * as an email to search for: the connection test reads nothing and writes nothing.
+ */
+export const CONNECTION_TEST_EMAIL = "loyalty-connection-test@example.invalid";
+
+const PLATFORM_NAMES: Record<PlatformKind, string> = {
+  sandbox: "The sandbox",
+  woocommerce: "WooCommerce",
+  shopify: "Shopify",
+  prestashop: "PrestaShop",
+};
+
+/** What the merchant enters for each platform, named as its back-office names it. */
+const CREDENTIAL_NAMES: Record<PlatformKind, string> = {
+  sandbox: "connection",
+  woocommerce: "consumer key and consumer secret",
+  shopify: "Admin API access token",
+  prestashop: "webservice key",
+};
+
+/**
+ * The merchant's explanation of a failed connection test. Made of fixed sentences, never of the
+ * error's message: that holds what the platform answered (up to 500 characters of its body,
+ * where a shop in debug mode prints its configuration) and the addresses the service resolved.
+ */
+function explain(platform: PlatformKind, error: PlatformError): string {
+  const name = PLATFORM_NAMES[platform];
+  const credentials = CREDENTIAL_NAMES[platform];
+  const status = error.status === undefined ? "" : ` (HTTP ${error.status})`;
+  switch (error.reason) {
+    case "platform-credentials-rejected":
+      return `${name} refused the credentials${status}: check the ${credentials}, and that they may read customers and write coupons.`;
+    case "platform-resource-not-found":
+      return error.status !== undefined && error.status < 400
+        ? `${name} answered with a redirect${status}, which is not followed: enter the shop's address exactly as it is served (https, with or without www).`
+        : `${name} has no API at this address${status}: check the shop's URL, and that its API is enabled.`;
+    case "platform-request-rejected":
+      return `${name} refused the request${status}: check the permissions of the ${credentials}.`;
+    case "platform-unavailable":
+      if (error.status !== undefined) {
+        return `${name} answered with an error of its own${status}: the shop may be down or busy; try again in a moment.`;
+      }
+      return unreachable(name, error);
+  }
+}
+
+/** Why a platform gave no answer, as the outbound module tells it. */
+function unreachable(name: string, error: PlatformError): string {
+  switch (error.cause instanceof OutboundError ? error.cause.failure : undefined) {
+    case "timeout":
+      return `${name} did not answer in time: check that the shop is online, then try again.`;
+    case "private-address":
+      return "The shop's address leads to a private network, which this service does not connect to: enter the shop's public address.";
+    case "unreachable":
+      return `${name} could not be reached at this address: check the shop's URL.`;
+    case "interrupted":
+    case "too-large":
+      return `${name} sent an answer that could not be read: check that the URL is the shop's own address.`;
+    case undefined:
+      return `${name} answered something other than its API: check that the URL is the shop's own address.`;
+  }
 }
 
 /** Binds the credentials' ciphertext to their store: copied to another store, they do not decrypt. */
@@ -126,6 +192,41 @@ export class PlatformsService {
       platform: stored.platform,
       url: stored.url,
       hasCredentials: stored.sealedCredentials !== null,
+    };
+  }
+
+  /**
+   * Asks the store's platform, through the adapter claims use, for a customer no shopper can
+   * be: proves the URL and the credentials without changing anything on the shop. A platform
+   * failure is an answer (ok false), not an error.
+   */
+  async testConnection(
+    store: { id: number; domain: string },
+    logger: Logger,
+  ): Promise<PlatformConnectionTest> {
+    const adapter = await this.adapterFor(store);
+    const started = performance.now();
+    let failure: PlatformError | undefined;
+    try {
+      await adapter.findCustomerByEmail(CONNECTION_TEST_EMAIL);
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      failure = error;
+    }
+    const durationMs = Math.round(performance.now() - started);
+    if (failure) {
+      // What the platform said, for the operator; the merchant reads a fixed explanation.
+      logger.info(
+        { storeId: store.id, reason: failure.reason, err: failure.message },
+        "platform connection test failed",
+      );
+    }
+    return {
+      platform: adapter.kind,
+      ok: failure === undefined,
+      reason: failure?.reason ?? null,
+      message: failure ? explain(adapter.kind, failure) : null,
+      durationMs,
     };
   }
 

@@ -3,6 +3,7 @@ import { Router } from "express";
 import { adminRoute } from "../../http/admin-route.js";
 import type { AppContext } from "../../runtime.js";
 import type { ClubRow } from "./clubs.repository.js";
+import { PointsPreviewService } from "./points.service.js";
 import type { RuleRow } from "./rules.repository.js";
 
 function ruleView(row: RuleRow): AttributionRule {
@@ -31,11 +32,12 @@ function clubView(row: ClubRow): Club {
 }
 
 /**
- * Back-office: attribution rules and clubs. Writes answer once every process heard of them:
- * `calculate` serves the rules from memory.
+ * Back-office: attribution rules, what a product earns under them, and clubs. Writes answer
+ * once every process heard of them: `calculate` serves the rules from memory.
  */
 export function pointsAdminRoutes(context: AppContext): Router {
   const { rules, clubs } = context.services;
+  const points = new PointsPreviewService(context.pool);
   const router = Router();
   const propagates = { propagates: true };
 
@@ -62,6 +64,9 @@ export function pointsAdminRoutes(context: AppContext): Router {
     ADMIN_OPERATIONS.deleteRule,
     ({ store, params }) => rules.delete(store.id, params.ruleId),
     propagates,
+  );
+  adminRoute(router, context, ADMIN_OPERATIONS.previewProductPoints, ({ store, query }) =>
+    points.preview(store.id, query),
   );
 
   adminRoute(router, context, ADMIN_OPERATIONS.listClubs, async ({ store }) =>

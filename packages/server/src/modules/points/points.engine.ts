@@ -106,6 +106,25 @@ export interface EarnSnapshot {
   lines: EarnedLine[];
 }
 
+/**
+ * What one order line earns: the rule chosen for the line (on the whole line's points, club
+ * excluded), and its points with the club's multiplier.
+ */
+export function earnLine(
+  rules: RuleSet,
+  line: {
+    productId?: number | undefined;
+    categoryIds: readonly number[];
+    quantity: number;
+    totalPaid: number;
+  },
+  multiplier: number,
+): { rule: Rule | undefined; points: number } {
+  const amount = line.totalPaid;
+  const rule = chooseRule(rules, { ...line, amount });
+  return { rule, points: rule ? linePoints(rule, amount, line.quantity, multiplier) : 0 };
+}
+
 export function earnOrder(
   rules: RuleSet,
   lines: readonly {
@@ -119,15 +138,14 @@ export function earnOrder(
 ): { points: number; snapshot: EarnSnapshot } {
   const multiplier = club?.multiplier ?? 1;
   const earned = lines.map((line): EarnedLine => {
-    const amount = line.totalPaid;
-    const rule = chooseRule(rules, { ...line, amount });
+    const { rule, points } = earnLine(rules, line, multiplier);
     return {
       lineId: String(line.lineId),
       productId: line.productId,
       quantity: line.quantity,
-      amount,
+      amount: line.totalPaid,
       rule: rule ?? null,
-      points: rule ? linePoints(rule, amount, line.quantity, multiplier) : 0,
+      points,
     };
   });
   return {

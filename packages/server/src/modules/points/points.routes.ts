@@ -1,29 +1,10 @@
 import { calculatePointsQuerySchema, type CalculatePointsResponse } from "@loyalty/shared-types";
 import type { IRouter, Response } from "express";
 import { cacheableJson } from "../../http/cacheable.js";
-import { parseRequest } from "../../http/validate.js";
+import { foldIndexedKeys, parseRequest } from "../../http/validate.js";
 import type { AppContext } from "../../runtime.js";
 import type { StorefrontCache } from "../storefront/storefront.cache.js";
 import { PointsService } from "./points.service.js";
-
-const INDEXED_KEY = /^([^[\]]+)\[\d*\]$/;
-
-/**
- * Express's simple query parser keeps `categories[]=1` and `categories[0]=1` under those very
- * keys. Folds them into `categories`, after its plain values, for the shared schema to read.
- */
-function foldIndexedKeys(query: Record<string, unknown>): Record<string, unknown> {
-  let folded: Record<string, unknown> | undefined;
-  for (const key in query) {
-    const name = key.endsWith("]") ? INDEXED_KEY.exec(key)?.[1] : undefined;
-    if (name === undefined) continue;
-    // No prototype: `__proto__[]=1` must fold into a plain key, not replace the prototype.
-    folded ??= Object.assign(Object.create(null) as Record<string, unknown>, query);
-    folded[name] = [folded[name] ?? [], query[key]].flat();
-    delete folded[key];
-  }
-  return folded ?? query;
-}
 
 export function pointsRoutes(
   context: AppContext,

@@ -1,4 +1,8 @@
-import type { CalculatePointsQuery, CalculatePointsResponse } from "@loyalty/shared-types";
+import type {
+  CalculatePointsQuery,
+  CalculatePointsResponse,
+  PointsPreview,
+} from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import type {
@@ -7,18 +11,19 @@ import type {
   StorefrontCache,
   StorefrontSection,
 } from "../storefront/storefront.cache.js";
-import { chooseRule, indexRules, linePoints, type RuleSet } from "./points.engine.js";
-import { activeRules } from "./points.repository.js";
+import { chooseRule, earnLine, indexRules, linePoints, type RuleSet } from "./points.engine.js";
+import { activeRules, listClubs } from "./points.repository.js";
+import { listRules } from "./rules.repository.js";
 
 const NO_CATEGORIES: readonly number[] = [];
 
-function calculateWith(
-  rules: CachedSection<RuleSet> | undefined,
-  query: CalculatePointsQuery,
-): CalculatePointsResponse {
-  if (!rules) throw new AppError("not-found", "No store has this domain.");
+/** A product as a product page shows it: what `calculate` is asked about. */
+type ProductQuery = Pick<CalculatePointsQuery, "product" | "categories" | "price">;
+
+/** The points one unit earns at `price`: `calculate`'s answer. */
+function calculateFor(rules: RuleSet, query: ProductQuery): CalculatePointsResponse {
   const { price } = query;
-  const rule = chooseRule(rules.value, {
+  const rule = chooseRule(rules, {
     productId: query.product,
     categoryIds: query.categories ?? NO_CATEGORIES,
     amount: price,
@@ -26,6 +31,14 @@ function calculateWith(
   });
   if (!rule) return { points: 0, type: null, id: null };
   return { points: linePoints(rule, price, 1), type: rule.kind, id: rule.id };
+}
+
+function calculateWith(
+  rules: CachedSection<RuleSet> | undefined,
+  query: CalculatePointsQuery,
+): CalculatePointsResponse {
+  if (!rules) throw new AppError("not-found", "No store has this domain.");
+  return calculateFor(rules.value, query);
 }
 
 export class PointsService {
@@ -53,5 +66,52 @@ export class PointsService {
     return rules instanceof Promise
       ? rules.then((loaded) => calculateWith(loaded, query))
       : calculateWith(rules, query);
+  }
+}
+
+/**
+ * Back-office: what a product would earn under the store's active rules, computed by the
+ * functions that answer `calculate` (one unit) and credit orders (the line, per club).
+ *
+ * The rules and clubs are read from the database, not from the storefront cache: the order
+ * worker reads them there too, a merchant's preview is rare enough for two indexed queries, the
+ * cache holds no rule names, and a store the back-office looks at would otherwise stay in the
+ * memory of a process that serves none of its storefront. Both agree once a write has answered:
+ * rule and club writes wait until every process forgot its copy.
+ */
+export class PointsPreviewService {
+  constructor(private readonly db: Queryable) {}
+
+  async preview(
+    storeId: number,
+    query: ProductQuery & { quantity: number },
+  ): Promise<PointsPreview> {
+    const [rules, clubs] = await Promise.all([
+      listRules(this.db, storeId),
+      listClubs(this.db, storeId),
+    ]);
+    const active = rules.filter((rule) => rule.active);
+    const ruleSet = indexRules(active);
+    const unit = calculateFor(ruleSet, query);
+    // An order line's amount when the store sends no totalPaid (see orderLineSchema). The line
+    // chooses its rule on its own points: among category rules that tie on one unit, another
+    // may win on several, as it would in an order.
+    const line = {
+      productId: query.product,
+      categoryIds: query.categories ?? NO_CATEGORIES,
+      quantity: query.quantity,
+      totalPaid: Math.round(query.price * query.quantity * 100) / 100,
+    };
+    return {
+      ...unit,
+      ruleName: active.find((rule) => rule.id === unit.id)?.name ?? null,
+      linePoints: earnLine(ruleSet, line, 1).points,
+      clubs: clubs.map((club) => ({
+        id: club.id,
+        name: club.name,
+        multiplier: club.multiplier,
+        linePoints: earnLine(ruleSet, line, club.multiplier).points,
+      })),
+    };
   }
 }

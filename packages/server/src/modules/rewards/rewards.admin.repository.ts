@@ -186,3 +186,42 @@ export async function setVoucherActive(
     [rewardId, active],
   );
 }
+
+/** One version of a reward's voucher, as the back-office's history of its terms shows it. */
+export interface VoucherVersionRow {
+  voucher: Voucher & { codesIssued: number; createdAt: Date };
+  /** Whether claims issue codes from it: the version no edit has superseded yet. */
+  current: boolean;
+}
+
+/**
+ * Every version of the reward's voucher, newest first; undefined when the store has no such
+ * reward (every reward has at least its version 1). Codes issued count as the reward view
+ * counts them.
+ */
+export async function listVoucherVersions(
+  db: Queryable,
+  storeId: number,
+  rewardId: number,
+): Promise<VoucherVersionRow[] | undefined> {
+  const { rows } = await db.query<
+    VoucherColumns & {
+      created_at: Date;
+      current: boolean;
+      codes_issued: number;
+    }
+  >(
+    `SELECT ${VOUCHER_COLUMNS}, v.created_at, v.superseded_at IS NULL AS current,
+            ${ISSUED} AS codes_issued
+     FROM rewards r
+     JOIN voucher_versions v ON v.reward_id = r.id
+     WHERE r.store_id = $1 AND r.id = $2
+     ORDER BY v.version DESC`,
+    [storeId, rewardId],
+  );
+  if (rows.length === 0) return undefined;
+  return rows.map((row) => ({
+    voucher: { ...toVoucher(row), codesIssued: row.codes_issued, createdAt: row.created_at },
+    current: row.current,
+  }));
+}

@@ -1,8 +1,12 @@
-import { ADMIN_OPERATIONS, type AdminReward } from "@loyalty/shared-types";
+import {
+  ADMIN_OPERATIONS,
+  type AdminReward,
+  type AdminVoucherVersion,
+} from "@loyalty/shared-types";
 import { Router } from "express";
 import { adminRoute } from "../../http/admin-route.js";
 import type { AppContext } from "../../runtime.js";
-import type { AdminRewardRow } from "./rewards.admin.repository.js";
+import type { AdminRewardRow, VoucherVersionRow } from "./rewards.admin.repository.js";
 
 function rewardView(row: AdminRewardRow): AdminReward {
   return {
@@ -10,6 +14,16 @@ function rewardView(row: AdminRewardRow): AdminReward {
     voucher: { ...row.voucher, createdAt: row.voucher.createdAt.toISOString() },
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function voucherVersionView({ voucher, current }: VoucherVersionRow): AdminVoucherVersion {
+  return {
+    ...voucher,
+    createdAt: voucher.createdAt.toISOString(),
+    codesRemaining:
+      voucher.usageLimit === null ? null : Math.max(0, voucher.usageLimit - voucher.codesIssued),
+    current,
   };
 }
 
@@ -33,6 +47,9 @@ export function rewardsAdminRoutes(context: AppContext): Router {
   );
   adminRoute(router, context, ADMIN_OPERATIONS.getAdminReward, async ({ store, params }) =>
     rewardView(await rewardsAdmin.get(store.id, params.rewardId)),
+  );
+  adminRoute(router, context, ADMIN_OPERATIONS.listVoucherVersions, async ({ store, params }) =>
+    (await rewardsAdmin.versions(store.id, params.rewardId)).map(voucherVersionView),
   );
   adminRoute(
     router,

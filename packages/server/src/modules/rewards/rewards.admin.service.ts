@@ -13,9 +13,11 @@ import {
   insertReward,
   insertVoucherVersion,
   listAdminRewards,
+  listVoucherVersions,
   setVoucherActive,
   updateRewardFields,
   type AdminRewardRow,
+  type VoucherVersionRow,
 } from "./rewards.admin.repository.js";
 
 function notFound(rewardId: number): AppError {
@@ -39,6 +41,13 @@ export class RewardsAdminService {
     const reward = await findAdminReward(this.pool, storeId, rewardId);
     if (!reward) throw notFound(rewardId);
     return reward;
+  }
+
+  /** Every version of the reward's voucher, newest first: the history of its terms. */
+  async versions(storeId: number, rewardId: number): Promise<VoucherVersionRow[]> {
+    const versions = await listVoucherVersions(this.pool, storeId, rewardId);
+    if (!versions) throw notFound(rewardId);
+    return versions;
   }
 
   /**

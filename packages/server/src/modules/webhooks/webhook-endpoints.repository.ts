@@ -39,6 +39,19 @@ export async function listWebhookEndpoints(
   return rows;
 }
 
+/** One of the store's endpoints, active or not; undefined when the store has no such endpoint. */
+export async function findWebhookEndpoint(
+  db: Queryable,
+  storeId: number,
+  endpointId: number,
+): Promise<WebhookEndpointRow | undefined> {
+  const { rows } = await db.query<WebhookEndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE store_id = $1 AND id = $2`,
+    [storeId, endpointId],
+  );
+  return rows[0];
+}
+
 /** Deactivates one of the store's endpoints; undefined when the store has no such endpoint. */
 export async function deactivateWebhookEndpoint(
   db: Queryable,

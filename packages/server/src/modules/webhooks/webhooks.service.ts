@@ -5,6 +5,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   type CreateWebhookEndpointRequest,
   type EventType,
+  type ValidationIssue,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { Logger } from "pino";
@@ -14,12 +15,21 @@ import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import { type Outbound, OutboundError } from "../../http/outbound.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
-import { parseRequest } from "../../http/validate.js";
+import { describeIssues, parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
+import { decodeCursor, encodeCursor } from "../customers/customers.service.js";
+import {
+  findDelivery,
+  listDeliveries,
+  scheduleRedelivery,
+  type DeliveryRow,
+  type DeliveryStatus,
+} from "./webhook-deliveries.repository.js";
 import {
   abandonDelivery,
   deactivateWebhookEndpoint,
   findDeliveryToAttempt,
+  findWebhookEndpoint,
   insertWebhookEndpoint,
   listWebhookEndpoints,
   markDeliveryDelivered,
@@ -44,6 +54,61 @@ const createWebhookEndpointInputSchema = createWebhookEndpointRequestSchema.tran
 );
 
 export type DeliveryOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped";
+
+/** A page of an endpoint's delivery log, as the shared query schema parsed it. */
+export interface DeliveriesPageRequest {
+  status?: DeliveryStatus | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * The job key of a delivery's next attempt: a retry, a redelivery and whatever runs either
+ * twice name the same job, which is replaced rather than doubled while it waits.
+ */
+function attemptJobKey(deliveryId: number): string {
+  return `webhook-delivery:${deliveryId}`;
+}
+
+/** A URL in an error message, which may carry credentials (user:password@) or a token. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+
+/**
+ * An error message with every URL cut to its scheme and host. The outbound module's messages
+ * quote what fetch said, and fetch quotes a URL whole when it refuses one that holds
+ * credentials: such a message would show them in the delivery log and in the service's.
+ */
+export function withoutUrlSecrets(message: string): string {
+  return message.replace(URL_IN_TEXT, (text) => {
+    try {
+      const url = new URL(text);
+      return `${url.protocol}//${url.host}`;
+    } catch {
+      return "[URL]";
+    }
+  });
+}
+
+/**
+ * A delivery as the back-office may show it. Attempts cut URLs out of the errors they store;
+ * errors stored before they did are cut here.
+ */
+function shown(delivery: DeliveryRow): DeliveryRow {
+  const { lastError } = delivery;
+  return { ...delivery, lastError: lastError === null ? null : withoutUrlSecrets(lastError) };
+}
+
+function invalidCursor(): AppError {
+  const issues: ValidationIssue[] = [
+    {
+      location: "query",
+      pointer: "/cursor",
+      message: "must be the nextCursor of a previous page",
+      code: "invalid_cursor",
+    },
+  ];
+  return new AppError("validation-failed", describeIssues(issues), issues);
+}
 
 /** Binds an endpoint secret's ciphertext to its store: moved to another store, it does not decrypt. */
 function sealContext(storeId: number): string {
@@ -124,6 +189,85 @@ export class WebhooksService {
   }
 
   /**
+   * The endpoint's deliveries, newest first, one page at a time: also those of a deleted
+   * endpoint, whose log stays readable.
+   */
+  async deliveries(
+    storeId: number,
+    endpointId: number,
+    page: DeliveriesPageRequest,
+  ): Promise<{ deliveries: DeliveryRow[]; nextCursor: string | null }> {
+    const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
+    if (beforeId === undefined) throw invalidCursor();
+    await this.#endpoint(storeId, endpointId);
+    const fetched = await listDeliveries(this.pool, endpointId, {
+      status: page.status ?? null,
+      beforeId,
+      limit: page.limit + 1,
+    });
+    const deliveries = fetched.slice(0, page.limit).map(shown);
+    const last = deliveries.at(-1);
+    return {
+      deliveries,
+      nextCursor: last && fetched.length > page.limit ? encodeCursor(last.id) : null,
+    };
+  }
+
+  /**
+   * Sends a delivery again now, whatever its status, under the event's id: a receiver that
+   * saw it can tell. Delivered or given up, it becomes pending and is attempted at once; pending
+   * with a retry scheduled later, that retry is brought forward. Pending and already due (its
+   * first attempt, or a retry whose time has come, maybe under way) it is left as it is: a
+   * second click never makes a second attempt run beside the first.
+   *
+   * The attempt counter counts every attempt ever made, and a delivery is still given up once
+   * it reaches WEBHOOK_MAX_ATTEMPTS: a delivery that used them all gets this one attempt, one
+   * that used fewer (delivered early) the retries it has left. A merchant who sends again by
+   * hand sees the outcome, and clicks again if they must; an endpoint still down is not
+   * retried for hours on their behalf.
+   *
+   * A deleted endpoint's deliveries are not sent again: its URL is no longer the store's.
+   */
+  async redeliver(storeId: number, endpointId: number, deliveryId: number): Promise<DeliveryRow> {
+    const endpoint = await this.#endpoint(storeId, endpointId);
+    if (!endpoint.active) {
+      throw new AppError(
+        "not-found",
+        `The webhook endpoint ${endpointId} is deleted: its deliveries are not sent again.`,
+      );
+    }
+    const { delivery, scheduled } = await withTransaction(this.pool, async (client) => {
+      // The delivery due now and its job commit together, as a failed attempt and its retry do.
+      const due = await scheduleRedelivery(client, endpointId, deliveryId);
+      if (due) {
+        await enqueue(
+          client,
+          "deliver-webhook",
+          { deliveryId },
+          { jobKey: attemptJobKey(deliveryId) },
+        );
+      }
+      return { delivery: await findDelivery(client, endpointId, deliveryId), scheduled: due };
+    });
+    if (!delivery) {
+      throw new AppError("not-found", `The webhook endpoint has no delivery ${deliveryId}.`);
+    }
+    this.#logger.info(
+      { deliveryId, endpointId, eventId: delivery.eventId, scheduled },
+      scheduled ? "webhook redelivery scheduled" : "webhook redelivery already due",
+    );
+    return shown(delivery);
+  }
+
+  async #endpoint(storeId: number, endpointId: number): Promise<WebhookEndpointRow> {
+    const endpoint = await findWebhookEndpoint(this.pool, storeId, endpointId);
+    if (!endpoint) {
+      throw new AppError("not-found", `The store has no webhook endpoint ${endpointId}.`);
+    }
+    return endpoint;
+  }
+
+  /**
    * Makes one attempt of a delivery. An endpoint that fails or does not answer is not an error
    * of the job: the retry is scheduled here, on the job queue, with our own backoff. Anything
    * else (the database, the master key) throws, for the job queue to retry the job.
@@ -183,7 +327,7 @@ export class WebhooksService {
           "deliver-webhook",
           { deliveryId },
           // One pending retry per delivery, whatever runs this attempt twice.
-          { runAt: nextAttemptAt, jobKey: `webhook-delivery:${deliveryId}` },
+          { runAt: nextAttemptAt, jobKey: attemptJobKey(deliveryId) },
         );
       }
       return applied;
@@ -231,7 +375,11 @@ export class WebhooksService {
       };
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
-      return { ok: false, statusCode: null, error: error.message.slice(0, MAX_ERROR_LENGTH) };
+      return {
+        ok: false,
+        statusCode: null,
+        error: withoutUrlSecrets(error.message).slice(0, MAX_ERROR_LENGTH),
+      };
     }
   }
 }

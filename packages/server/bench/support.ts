@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { pino } from "pino";
+import { startThrowawayPostgres } from "../src/db/embedded.js";
+import { migrate } from "../src/db/migrate.js";
+
+/** What the benchmarks share: the server's processes and a database of their own. */
+
+export const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+export const ROOT = path.resolve(PACKAGE_DIR, "../..");
+const NODE_ARGS = ["--conditions=@loyalty/source", "--import", "tsx"];
+
+/** Starts a process and resolves with it and the first match of `ready` in its output. */
+export function start(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    let started = false;
+    // Output is read to the end, not only up to the banner: a full pipe would block the server.
+    const onData = (chunk: Buffer) => {
+      if (started) return;
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) {
+        started = true;
+        resolve({ child, port: Number(match[1] ?? 0) });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}:\n${output}`)));
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.removeAllListeners("exit");
+  await new Promise((resolve) => {
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+}
+
+export async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** The server (src/main.ts) as an operator runs it, on the benchmark's database. */
+export function serverEnv(
+  databaseUrl: string,
+  masterKey: string,
+  workers: "in-process" | "off",
+): NodeJS.ProcessEnv {
+  return {
+    NODE_ENV: "production",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    LOYALTY_MASTER_KEY: masterKey,
+    MIGRATE_ON_START: "false",
+    WORKERS: workers,
+    LOG_LEVEL: "info",
+    // One load generator is one client: the limits stay on (their cost is measured) but high.
+    RATE_LIMIT_STOREFRONT: "1000000000",
+    RATE_LIMIT_CUSTOMER: "1000000000",
+    RATE_LIMIT_API_KEY: "1000000000",
+    RATE_LIMIT_ADMIN: "1000000000",
+  };
+}
+
+export const SERVER_READY = /listening on http:\/\/[^\s]*:(\d+)/;
+
+export interface BenchDatabase {
+  url: string;
+  serverVersion: string;
+  /** Whether it runs on a throwaway embedded PostgreSQL rather than DATABASE_URL's server. */
+  embedded: boolean;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one run: on DATABASE_URL's server when set, else on an
+ * embedded PostgreSQL in a temporary directory. `drop` removes it (and stops that server).
+ */
+export async function benchDatabase(): Promise<BenchDatabase> {
+  const embedded = process.env["DATABASE_URL"]
+    ? undefined
+    : await startThrowawayPostgres("loyalty-bench-pg");
+  const adminUrl = embedded?.url ?? process.env["DATABASE_URL"];
+  if (!adminUrl) throw new Error("no database for the benchmark");
+  const database = `loyalty_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  await migrate(url.toString(), pino({ level: "error" }));
+  const { rows } = await admin.query<{ server_version: string }>("SHOW server_version");
+  return {
+    url: url.toString(),
+    serverVersion: rows[0]?.server_version ?? "?",
+    embedded: Boolean(embedded),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
+      await admin.end();
+      await embedded?.stop();
+    },
+  };
+}
