@@ -5,16 +5,20 @@
  * 1. the API server (`WORKERS=off`), which starts the embedded PostgreSQL in `.data` when
  *    DATABASE_URL is unset;
  * 2. one `loyalty worker` process (orders, refunds, emails, webhooks);
- * 3. on first start, the demo store, loaded with `loyalty demo`; its reference and API key are
- *    kept in `.data/demo-store.json` for the next starts;
+ * 3. on first start, the demo store, loaded with `loyalty demo`, and an admin of that store for
+ *    the back-office, created with `loyalty admin create`; the store's reference and API key and
+ *    the admin's email and password are kept in `.data/demo-store.json` for the next starts;
  * 4. the demo storefront (`src/main.ts`), configured with that store.
+ *
+ * The widgets' script and the back-office are built first when their build is missing or older
+ * than their sources.
  *
  * Ctrl-C stops the storefront, the worker, then the API server (and with it the database), each
  * waited for. The data stays in `.data`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -24,7 +28,6 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const SERVER_MAIN = "packages/server/src/main.ts";
 const CLI = "packages/server/src/cli.ts";
 const STOREFRONT_MAIN = "examples/express-storefront/src/main.ts";
-const WIDGETS_DIR = path.join(ROOT, "packages/widgets");
 const STOP_TIMEOUT_MS = 20_000;
 
 const env = process.env;
@@ -42,6 +45,9 @@ const dataDir = path.resolve(env["LOYALTY_DATA_DIR"] ?? ".data");
 const apiUrl = `http://localhost:${apiPort}`;
 const storeOrigin = `http://localhost:${storePort}`;
 const demoFile = path.join(dataDir, "demo-store.json");
+const backOfficeUrl = `${apiUrl}/back-office/`;
+/** The demo admin's login; `.test` is a domain reserved for tests, which never receives mail. */
+const DEMO_ADMIN_EMAIL = "admin@demo.loyalty.test";
 
 /** What every process of the platform shares: the same data directory and database. */
 const platformEnv: NodeJS.ProcessEnv = {
@@ -156,36 +162,90 @@ async function cliJson<T>(args: string[]): Promise<T> {
   return JSON.parse(result.stdout) as T;
 }
 
-/** The newest modification time under a directory (skipping dependencies and builds). */
-function newest(dir: string): number {
+/** The newest modification time of these files and directories (dependencies and builds aside). */
+function newest(paths: string[]): number {
   let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name === "dist") continue;
-    const full = path.join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  for (const file of paths) {
+    if (!existsSync(file)) continue;
+    if (!statSync(file).isDirectory()) {
+      latest = Math.max(latest, statSync(file).mtimeMs);
+      continue;
+    }
+    const entries = readdirSync(file, { withFileTypes: true }).filter(
+      (entry) => entry.name !== "node_modules" && entry.name !== "dist",
+    );
+    latest = Math.max(latest, newest(entries.map((entry) => path.join(file, entry.name))));
   }
   return latest;
 }
 
+interface Build {
+  /** What the build makes, as the message says it. */
+  name: string;
+  /** The package's directory, under the repository's root. */
+  dir: string;
+  /** The built file whose age is compared, in the package. */
+  output: string;
+  /** What the build reads, in the repository. */
+  sources: string[];
+  /** `pnpm` arguments, run in the package. */
+  command: string[];
+}
+
 /** The storefront serves the widgets' one script tag as merchants get it: the built file. */
-async function buildWidgetsIfStale(): Promise<void> {
-  const script = path.join(WIDGETS_DIR, "dist/loyalty-widgets.js");
-  if (existsSync(script) && statSync(script).mtimeMs >= newest(path.join(WIDGETS_DIR, "src"))) {
-    return;
-  }
-  say("Building the widgets' script (first start, or their sources changed)…");
-  const child = spawn("pnpm", ["exec", "vite", "build", "--mode", "script", "--logLevel", "warn"], {
-    cwd: WIDGETS_DIR,
-    stdio: "inherit",
-  });
+const WIDGETS_SCRIPT: Build = {
+  name: "the widgets' script",
+  dir: "packages/widgets",
+  output: "dist/loyalty-widgets.js",
+  sources: ["packages/widgets/src"],
+  command: ["exec", "vite", "build", "--mode", "script", "--logLevel", "warn"],
+};
+
+/** The API server serves the back-office's build at /back-office/. */
+const BACK_OFFICE: Build = {
+  name: "the back-office",
+  dir: "packages/back-office",
+  output: "dist/index.html",
+  // Its own files, and the contracts and widgets it bundles from their sources.
+  sources: [
+    "packages/back-office/src",
+    "packages/back-office/index.html",
+    "packages/back-office/vite.config.ts",
+    "packages/back-office/package.json",
+    "packages/shared-types/src",
+    "packages/widgets/src",
+  ],
+  command: ["exec", "vite", "build", "--logLevel", "warn"],
+};
+
+async function buildIfStale(build: Build): Promise<void> {
+  const dir = path.join(ROOT, build.dir);
+  const output = path.join(dir, build.output);
+  const sources = build.sources.map((source) => path.join(ROOT, source));
+  if (existsSync(output) && statSync(output).mtimeMs >= newest(sources)) return;
+  say(`Building ${build.name} (first start, or its sources changed)…`);
+  const child = spawn("pnpm", build.command, { cwd: dir, stdio: "inherit" });
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`the widgets' build failed (${code})`);
+  if (code !== 0) throw new Error(`the build of ${build.name} failed (${code})`);
 }
 
 interface DemoStore {
   domain: string;
   reference: string;
   apiKey: string;
+}
+
+/** An admin of the demo store alone (not of the whole service): all the demo needs. */
+interface DemoAdmin {
+  email: string;
+  password: string;
+  /** The reference of the store they administer. */
+  store: string;
+}
+
+/** `.data/demo-store.json`. */
+interface Kept extends DemoStore {
+  admin?: DemoAdmin;
 }
 
 /** Whether the API accepts this store's key (a customer-history read writes nothing). */
@@ -211,13 +271,10 @@ async function accepted(store: DemoStore): Promise<boolean> {
  * still accepts it, else loaded now. A database that has the store already (DATABASE_URL, the
  * file removed) gives it a new key.
  */
-async function demoStore(): Promise<DemoStore> {
-  const kept = await readFile(demoFile, "utf8")
-    .then((text) => JSON.parse(text) as DemoStore)
-    .catch(() => undefined);
-  if (kept?.domain === storeOrigin && (await accepted(kept))) return kept;
-
-  let store: DemoStore;
+async function demoStore(kept: Kept | undefined): Promise<DemoStore> {
+  if (kept?.domain === storeOrigin && (await accepted(kept))) {
+    return { domain: kept.domain, reference: kept.reference, apiKey: kept.apiKey };
+  }
   const loaded = await runCli(["demo", "--domain", storeOrigin, "--json"]);
   if (loaded.code === 0) {
     const demo = JSON.parse(loaded.stdout) as {
@@ -225,27 +282,82 @@ async function demoStore(): Promise<DemoStore> {
       key: { key: string };
     };
     say(`Loaded the demo store for ${storeOrigin}.`);
-    store = { domain: demo.store.domain, reference: demo.store.reference, apiKey: demo.key.key };
-  } else if (loaded.stderr.includes("already exists")) {
-    const stores = await cliJson<{ reference: string; domain: string }[]>(["store", "list"]);
-    const existing = stores.find((candidate) => candidate.domain === storeOrigin);
-    if (!existing) throw new Error(`loyalty demo failed: ${loaded.stderr}`);
-    const key = await cliJson<{ key: string }>([
-      "key",
-      "create",
-      "--store",
-      existing.reference,
-      "--label",
-      "demo storefront",
-    ]);
-    store = { domain: existing.domain, reference: existing.reference, apiKey: key.key };
-  } else {
+    return { domain: demo.store.domain, reference: demo.store.reference, apiKey: demo.key.key };
+  }
+  if (!loaded.stderr.includes("already exists")) {
     throw new Error(`loyalty demo failed (${loaded.code}): ${loaded.stderr}`);
   }
-  // With DATABASE_URL nothing else creates the data directory.
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(demoFile, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600 });
-  return store;
+  const stores = await cliJson<{ reference: string; domain: string }[]>(["store", "list"]);
+  const existing = stores.find((candidate) => candidate.domain === storeOrigin);
+  if (!existing) throw new Error(`loyalty demo failed: ${loaded.stderr}`);
+  const key = await cliJson<{ key: string }>([
+    "key",
+    "create",
+    "--store",
+    existing.reference,
+    "--label",
+    "demo storefront",
+  ]);
+  return { domain: existing.domain, reference: existing.reference, apiKey: key.key };
+}
+
+/** Whether the API signs this admin in (a disabled admin, a wrong password: no). */
+async function signsIn(admin: DemoAdmin): Promise<boolean> {
+  const response = await fetch(`${apiUrl}/admin/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: admin.email, password: admin.password }),
+  });
+  if (response.status === 401) return false;
+  if (!response.ok) {
+    throw new Error(`POST /admin/token answered ${response.status}: ${await response.text()}`);
+  }
+  return true;
+}
+
+/**
+ * The back-office admin of the demo store: the one kept from an earlier start if they still
+ * sign in, else a new one, whose password the CLI generates. An admin who has the demo email
+ * but whose password is not kept (the file removed, another store's admin) cannot be signed in
+ * as, nor given a new password: the new admin gets the next free email instead.
+ */
+async function demoAdmin(store: DemoStore, kept: DemoAdmin | undefined): Promise<DemoAdmin> {
+  if (kept?.store === store.reference && (await signsIn(kept))) return kept;
+  const admins = await cliJson<{ email: string }[]>(["admin", "list"]);
+  const taken = new Set(admins.map((admin) => admin.email));
+  let email = DEMO_ADMIN_EMAIL;
+  for (let n = 2; taken.has(email); n += 1) email = DEMO_ADMIN_EMAIL.replace("@", `-${n}@`);
+  const created = await cliJson<{ email: string; password: string }>([
+    "admin",
+    "create",
+    "--email",
+    email,
+    "--store",
+    store.reference,
+  ]);
+  say(
+    email === DEMO_ADMIN_EMAIL
+      ? `Created the back-office admin ${email} for the demo store.`
+      : `The admin ${DEMO_ADMIN_EMAIL} exists, but no password of theirs for this store is kept in ${demoFile}: created ${email} instead.`,
+  );
+  return { email: created.email, password: created.password, store: store.reference };
+}
+
+/** The demo store and its admin, kept in `.data/demo-store.json` (mode 600: a key, a password). */
+async function demoAccess(): Promise<{ store: DemoStore; admin: DemoAdmin }> {
+  const text = await readFile(demoFile, "utf8").catch(() => undefined);
+  const kept = text === undefined ? undefined : (JSON.parse(text) as Kept);
+  const store = await demoStore(kept);
+  const admin = await demoAdmin(store, kept?.admin);
+  const keeping = `${JSON.stringify({ ...store, admin } satisfies Kept, null, 2)}\n`;
+  if (keeping !== text) {
+    // With DATABASE_URL nothing else creates the data directory.
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(demoFile, keeping, { mode: 0o600 });
+    // The mode above applies to a new file only.
+    await chmod(demoFile, 0o600);
+  }
+  return { store, admin };
 }
 
 async function stop(service: Service): Promise<void> {
@@ -281,7 +393,8 @@ async function main(): Promise<void> {
   // the services (and the database) running without it.
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  await buildWidgetsIfStale();
+  await buildIfStale(WIDGETS_SCRIPT);
+  await buildIfStale(BACK_OFFICE);
   say(
     env["DATABASE_URL"]
       ? "Starting on the PostgreSQL server of DATABASE_URL…"
@@ -294,8 +407,8 @@ async function main(): Promise<void> {
     { ...platformEnv, PORT: String(apiPort), WORKERS: "off" },
     /listening on/,
   );
-  const [store] = await Promise.all([
-    demoStore(),
+  const [{ store, admin }] = await Promise.all([
+    demoAccess(),
     startService("worker", CLI, ["worker"], platformEnv, /workers running/),
   ]);
   await startService(
@@ -318,11 +431,13 @@ The loyalty platform is running:
 
   Demo storefront   ${storeOrigin}
   Loyalty API       ${apiUrl}   (reference: ${apiUrl}/docs)
+  Back-office       ${backOfficeUrl}   (sign in as ${admin.email} / ${admin.password})
   Worker            1 process: orders, refunds, emails, webhooks
   Database          ${env["DATABASE_URL"] ? "DATABASE_URL" : `embedded PostgreSQL, data in ${dataDir}`}
   Demo store        reference ${store.reference}, API key in ${demoFile}
 
-Sign in on the storefront's account page with any email, shop, check out, and watch the points.
+Sign in on the storefront's account page with any email, shop, check out, and watch the points;
+change the programme in the back-office.
 Press Ctrl-C to stop everything; the data stays in ${dataDir} (delete it to start afresh).
 `);
 }

@@ -130,6 +130,25 @@ describe("the demo storefront, started with pnpm start", () => {
     expect(demo.output()).toContain(`Loaded the demo store for ${store}.`);
   });
 
+  it("prints the back-office's address and its demo admin, who signs in", async () => {
+    const line = new RegExp(
+      `Back-office {7}${api}/back-office/ {3}\\(sign in as (admin@demo\\.loyalty\\.test) / (\\S+)\\)`,
+    ).exec(demo.output());
+    expect(line, demo.output()).not.toBeNull();
+    const [, email, password] = line!;
+    const app = await fetch(`${api}/back-office/`);
+    expect(app.status).toBe(200);
+    expect(app.headers.get("content-type")).toMatch(/^text\/html/);
+    const token = await fetch(`${api}/admin/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(token.status).toBe(200);
+    // An admin of the demo store alone.
+    expect(((await token.json()) as { storeId: unknown }).storeId).toEqual(expect.any(Number));
+  });
+
   it("shows a product's points on its page, following the size chosen", async () => {
     await page.goto(`${store}/products/1002`);
     // Coffee earns 2 points per euro: 250 g at 12.50 €.
@@ -221,8 +240,12 @@ describe("the demo storefront, started with pnpm start", () => {
     expect(await listening(Number(env["EMBEDDED_POSTGRES_PORT"]))).toBe(false);
     expect(existsSync(postmaster)).toBe(false);
 
+    const backOffice = /Back-office .*\n/.exec(demo.output())?.[0];
     demo = await startDemo(env);
     expect(demo.output()).not.toContain("Loaded the demo store");
+    // The same admin, kept with the store.
+    expect(demo.output()).not.toContain("Created the back-office admin");
+    expect(demo.output()).toContain(backOffice);
     await page.goto(`${store}/account`);
     await expect
       .poll(() => page.locator('loyalty-program-presentation [part="balance"]').textContent())

@@ -1,5 +1,6 @@
 import express, { type Router } from "express";
 import "./http/express-augment.js";
+import { backOfficeRoutes } from "./http/back-office.routes.js";
 import { corsMiddleware } from "./http/cors.middleware.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { healthRoutes } from "./http/health.routes.js";
@@ -18,9 +19,10 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP pipeline: request id, health probes, CORS, the revision of the request, rate limits,
- * the storefront reads (the hot path: no access log line, no body), then the log line and the
- * other operations (each authenticates, then reads its body), then one error path for
+ * The HTTP pipeline: request id, health probes, the API reference and the back-office's files
+ * (outside the API: no revision, CORS or rate limit), CORS, the revision of the request, rate
+ * limits, the storefront reads (the hot path: no access log line, no body), then the log line and
+ * the other operations (each authenticates, then reads its body), then one error path for
  * everything that fails.
  */
 export function createApp(context: AppContext, options: AppOptions = {}): express.Express {
@@ -31,6 +33,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   app.use(requestId);
   app.use(healthRoutes(pool, logger, options.isShuttingDown ?? (() => false)));
   app.use(openApiRoutes(context));
+  app.use(backOfficeRoutes(config.backOfficeDir, logger));
   app.use(corsMiddleware);
   app.use(revisionMiddleware(clock));
   app.use(context.services.rateLimits.beforeRouting);

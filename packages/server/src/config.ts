@@ -78,6 +78,7 @@ const environmentSchema = z.object({
   RATE_LIMIT_ADMIN: z.coerce.number().int().min(0).max(1_000_000_000).default(1_200),
   RATE_LIMIT_ADMIN_LOGIN: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
   RATE_LIMIT_FAILED_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(20),
+  BACK_OFFICE_DIR: optionalText,
 });
 
 export interface Config {
@@ -139,6 +140,11 @@ export interface Config {
   trustProxy: number | string | undefined;
   /** Requests per window and per client (0: no limit), counted by each API process. */
   rateLimits: RateLimits;
+  /**
+   * The back-office web app's built files (index.html, assets/); undefined: the `dist/` of the
+   * installed `@loyalty/back-office`.
+   */
+  backOfficeDir: string | undefined;
 }
 
 export interface RateLimits {
@@ -247,6 +253,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       adminLogin: env.RATE_LIMIT_ADMIN_LOGIN,
       failedAuth: env.RATE_LIMIT_FAILED_AUTH,
     },
+    backOfficeDir:
+      env.BACK_OFFICE_DIR === undefined ? undefined : path.resolve(env.BACK_OFFICE_DIR),
   };
 }
 

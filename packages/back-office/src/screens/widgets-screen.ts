@@ -1,0 +1,597 @@
+import { msg, str } from "@lit/localize";
+import { Task } from "@lit/task";
+import type {
+  CartConfig,
+  ProductPointsConfig,
+  ProgramPresentationConfig,
+  WidgetKind,
+} from "@loyalty/shared-types";
+import { css, html, nothing, type PropertyValues } from "lit";
+import { keyed } from "lit/directives/keyed.js";
+import { api } from "../api/client.js";
+import { navigate } from "../app/navigation.js";
+import { StoreScreen } from "../app/screen.js";
+import { intlLocale } from "../i18n/locale.js";
+import { confirmAction } from "../ui/confirm-dialog.js";
+import { define } from "../ui/element.js";
+import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
+import { fieldStyles } from "../ui/form-field.js";
+import { formatDateTime } from "../ui/format.js";
+import { announce } from "../ui/live-region.js";
+import { problemMessage } from "../ui/problem-message.js";
+import { taskView } from "../ui/state-view.js";
+import { base, screenStyles } from "../ui/styles.js";
+import { sameConfig, valueAt, withValue, withWidgetMessages, type Draft } from "./widgets/draft.js";
+import { extraFieldStyles } from "./widgets/fields.js";
+import {
+  cartFields,
+  presentationFields,
+  productPointsFields,
+  type FieldsContext,
+  type ItemList,
+} from "./widgets/widget-fields.js";
+import { previewStyles, widgetPreview } from "./widgets/widget-preview.js";
+
+const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation"];
+
+/** The query parameter that keeps the chosen widget in the URL (a reload, a shared link). */
+const WIDGET_PARAM = "widget";
+
+function kindName(kind: WidgetKind): string {
+  switch (kind) {
+    case "product-points":
+      return msg("Product points");
+    case "cart":
+      return msg("Cart");
+    case "program-presentation":
+      return msg("Programme page");
+  }
+}
+
+/** A widget's configuration as the back-office reads it. */
+interface Saved {
+  isDefault: boolean;
+  updatedAt: string | null;
+  config: Draft;
+}
+
+function load(kind: WidgetKind, storeId: number, signal: AbortSignal): Promise<Saved> {
+  const options = { params: { storeId }, signal };
+  switch (kind) {
+    case "product-points":
+      return api.call("getProductPointsWidgetConfiguration", options);
+    case "cart":
+      return api.call("getCartWidgetConfiguration", options);
+    case "program-presentation":
+      return api.call("getProgramPresentationWidgetConfiguration", options);
+  }
+}
+
+/** Publishes `config` (checked against the kind's schema first, by the client). */
+function publish(kind: WidgetKind, storeId: number, config: Draft): Promise<Saved> {
+  const params = { storeId };
+  switch (kind) {
+    case "product-points":
+      return api.call("setProductPointsWidgetConfiguration", {
+        params,
+        body: config as ProductPointsConfig,
+      });
+    case "cart":
+      return api.call("setCartWidgetConfiguration", { params, body: config as CartConfig });
+    case "program-presentation":
+      return api.call("setProgramPresentationWidgetConfiguration", {
+        params,
+        body: config as ProgramPresentationConfig,
+      });
+  }
+}
+
+function kindFromUrl(): WidgetKind {
+  const asked = new URLSearchParams(location.search).get(WIDGET_PARAM);
+  return KINDS.find((kind) => kind === asked) ?? "product-points";
+}
+
+function languageName(language: string): string {
+  try {
+    return new Intl.DisplayNames([intlLocale()], { type: "language" }).of(language) ?? language;
+  } catch {
+    return language;
+  }
+}
+
+/**
+ * Widgets: what the storefront widgets say and how they look. One tab per widget (product
+ * points, cart, programme page), each a form beside a live preview of the real widget with the
+ * draft. Nothing reaches the storefront until "Publish"; unpublished changes are not lost
+ * without a confirmation (another tab, a link of the app, closing the tab).
+ */
+export class WidgetsScreen extends StoreScreen {
+  static override styles = [
+    base,
+    screenStyles,
+    fieldStyles,
+    extraFieldStyles,
+    previewStyles,
+    css`
+      [role="tablist"] {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.25rem;
+        margin: 0 0 var(--bo-space);
+        border-block-end: 1px solid var(--bo-border);
+      }
+      [role="tab"] {
+        min-block-size: 2.75rem;
+        padding: 0.5rem 1rem;
+        border: 1px solid transparent;
+        border-block-end: none;
+        border-radius: var(--bo-radius) var(--bo-radius) 0 0;
+        background: none;
+        color: var(--bo-text);
+        font: inherit;
+        font-weight: 600;
+        cursor: pointer;
+      }
+      [role="tab"]:hover {
+        background: var(--bo-page);
+      }
+      [role="tab"][aria-selected="true"] {
+        border-color: var(--bo-border);
+        background: var(--bo-surface);
+        color: var(--bo-accent-strong);
+        box-shadow: inset 0 3px 0 var(--bo-accent);
+        margin-block-end: -1px;
+      }
+      .panel > bo-state-view {
+        --bo-state-view-min-size: 36rem;
+      }
+      .meta {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.25rem 1rem;
+        margin: 0 0 var(--bo-space);
+        color: var(--bo-muted);
+      }
+      .editor {
+        display: grid;
+        gap: 1.5rem;
+      }
+      @media (min-width: 64rem) {
+        .editor {
+          grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+          align-items: start;
+        }
+        .preview {
+          position: sticky;
+          inset-block-start: 1rem;
+        }
+      }
+      form,
+      .preview {
+        min-inline-size: 0;
+      }
+      fieldset {
+        margin: 0 0 var(--bo-space);
+        padding: 0.75rem var(--bo-space) 0;
+        border: 1px solid var(--bo-border);
+        border-radius: var(--bo-radius);
+        background: var(--bo-surface);
+        min-inline-size: 0;
+      }
+      legend {
+        padding-inline: 0.25rem;
+        font-weight: 700;
+      }
+      fieldset.item {
+        background: var(--bo-page);
+        padding-block-end: 0.75rem;
+      }
+      fieldset > .button {
+        margin-block-end: var(--bo-space);
+      }
+      fieldset.item > .button {
+        margin-block-end: 0;
+      }
+      .actions {
+        position: sticky;
+        inset-block-end: 0;
+        z-index: 1;
+        display: flex;
+        flex-wrap: wrap;
+        align-items: center;
+        gap: 0.5rem 0.75rem;
+        padding: 0.75rem 0;
+        background: var(--bo-page);
+        border-block-start: 1px solid var(--bo-border);
+      }
+      .save-status {
+        font-weight: 600;
+      }
+      .save-status--dirty {
+        color: var(--bo-text);
+      }
+      .save-status--published {
+        color: var(--bo-success);
+      }
+    `,
+  ];
+
+  static override properties = {
+    ...StoreScreen.properties,
+    kind: { state: true },
+    saved: { state: true },
+    draft: { state: true },
+    formKey: { state: true },
+    errors: { state: true },
+    busy: { state: true },
+    published: { state: true },
+  };
+
+  declare kind: WidgetKind;
+  /** The configuration as published (or the default). */
+  declare saved: Saved | undefined;
+  /** What the form says now: the preview shows it, "Publish" sends it. */
+  declare draft: Draft | undefined;
+  /** Renews the form's controls (after a load, a discard, an item added or removed). */
+  declare formKey: number;
+  declare errors: FormErrors;
+  declare busy: boolean;
+  /** The last publication succeeded, and nothing changed since. */
+  declare published: boolean;
+
+  constructor() {
+    super();
+    this.kind = kindFromUrl();
+    this.formKey = 0;
+    this.errors = NO_ERRORS;
+    this.busy = false;
+    this.published = false;
+  }
+
+  readonly #configuration = new Task(this, {
+    task: ([kind, storeId], { signal }) => load(kind, storeId, signal),
+    args: () => [this.kind, this.store.id] as const,
+    onComplete: (saved) => this.#reset(saved),
+  });
+
+  protected override get screenTitle(): string {
+    return msg("Widgets");
+  }
+
+  get #dirty(): boolean {
+    return (
+      this.saved !== undefined &&
+      this.draft !== undefined &&
+      !sameConfig(this.draft, this.saved.config)
+    );
+  }
+
+  #reset(saved: Saved): void {
+    this.saved = saved;
+    this.draft = structuredClone(saved.config);
+    this.formKey += 1;
+    this.errors = NO_ERRORS;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Capture: before the router follows a link of the app.
+    window.addEventListener("click", this.#onLinkClick, { capture: true });
+    window.addEventListener("beforeunload", this.#onBeforeUnload);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener("click", this.#onLinkClick, { capture: true });
+    window.removeEventListener("beforeunload", this.#onBeforeUnload);
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    super.willUpdate(changed);
+    if (changed.has("store") && changed.get("store") !== undefined) {
+      this.saved = undefined;
+      this.draft = undefined;
+      this.published = false;
+    }
+  }
+
+  readonly #onBeforeUnload = (event: BeforeUnloadEvent) => {
+    if (!this.#dirty) return;
+    event.preventDefault();
+    // Older browsers ask only when returnValue is set.
+    event.returnValue = "";
+  };
+
+  /** A link of the app followed with unpublished changes: asks first. */
+  readonly #onLinkClick = (event: MouseEvent) => {
+    if (!this.#dirty || event.defaultPrevented) return;
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+      return;
+    }
+    const path = event.composedPath();
+    // The preview's links never leave: it stops them itself.
+    if (path.some((node) => node instanceof HTMLElement && node.matches(".preview__frame"))) {
+      return;
+    }
+    const anchor = path.find(
+      (node): node is HTMLAnchorElement => node instanceof HTMLAnchorElement,
+    );
+    if (!anchor || anchor.target !== "" || anchor.hasAttribute("download")) return;
+    // This very screen (the navigation's own entry) loses nothing.
+    if (anchor.origin !== location.origin || anchor.pathname === location.pathname) return;
+    event.preventDefault();
+    const target = anchor.pathname + anchor.search + anchor.hash;
+    void this.#confirmDiscard().then((leave) => {
+      if (!leave) return;
+      this.#discardDraft();
+      navigate(target);
+    });
+  };
+
+  #confirmDiscard(): Promise<boolean> {
+    return confirmAction({
+      heading: msg("Discard your changes?"),
+      body: msg(
+        str`Your changes to the ${kindName(this.kind)} widget are not published: they will be lost.`,
+      ),
+      confirmLabel: msg("Discard changes"),
+      cancelLabel: msg("Keep editing"),
+      destructive: true,
+    });
+  }
+
+  #discardDraft(): void {
+    if (this.saved) this.#reset(this.saved);
+  }
+
+  protected override render() {
+    return html`<h1>${this.screenTitle}</h1>
+      <p class="intro">
+        ${msg(
+          "What the storefront widgets say and how they look: the product points, the cart and the programme page.",
+        )}
+      </p>
+      <div role="tablist" aria-label=${msg("Widgets")} @keydown=${this.#onTabKey}>
+        ${KINDS.map(
+          (kind) =>
+            html`<button
+              role="tab"
+              type="button"
+              id="tab-${kind}"
+              aria-selected=${kind === this.kind ? "true" : "false"}
+              aria-controls="panel"
+              tabindex=${kind === this.kind ? "0" : "-1"}
+              @click=${() => void this.#select(kind)}
+            >
+              ${kindName(kind)}
+            </button>`,
+        )}
+      </div>
+      <div class="panel" role="tabpanel" id="panel" aria-labelledby="tab-${this.kind}">
+        ${taskView(this.#configuration, {
+          label: msg(str`Loading the ${kindName(this.kind)} widget`),
+          ready: () => this.#renderEditor(),
+        })}
+      </div>`;
+  }
+
+  #renderEditor() {
+    const { saved, draft } = this;
+    if (!saved || !draft) return nothing;
+    const { fields, problem, otherIssues } = this.errors;
+    const dirty = this.#dirty;
+    const context: FieldsContext = {
+      store: this.store,
+      errors: fields,
+      add: (list) => void this.#addItem(list),
+      remove: (list, index) => void this.#removeItem(list, index),
+    };
+    let form;
+    switch (this.kind) {
+      case "product-points":
+        form = productPointsFields(draft as unknown as ProductPointsConfig, context);
+        break;
+      case "cart":
+        form = cartFields(draft as unknown as CartConfig, context);
+        break;
+      case "program-presentation":
+        form = presentationFields(draft as unknown as ProgramPresentationConfig, context);
+        break;
+    }
+    return html`<p class="meta">
+        ${
+          saved.isDefault
+            ? html`<span
+                >${msg(str`Using the default texts in ${languageName(this.store.language)}.`)}</span
+              >`
+            : nothing
+        }
+        ${
+          saved.updatedAt
+            ? html`<span>${msg(str`Last published ${formatDateTime(saved.updatedAt)}.`)}</span>`
+            : html`<span>${msg("Never published.")}</span>`
+        }
+      </p>
+      <div class="editor">
+        <form
+          novalidate
+          aria-label=${msg(str`${kindName(this.kind)} widget settings`)}
+          @submit=${this.#publish}
+          @input=${this.#onInput}
+          @change=${this.#onInput}
+        >
+          ${
+            problem === undefined
+              ? nothing
+              : html`<div class="alert" role="alert">
+                  ${problemMessage(problem)}
+                  ${
+                    otherIssues.length > 0
+                      ? html`<ul>
+                          ${otherIssues.map((issue) => html`<li>${issue}</li>`)}
+                        </ul>`
+                      : nothing
+                  }
+                </div>`
+          }
+          ${keyed(`${this.kind}:${this.formKey}`, html`<div class="fields">${form}</div>`)}
+          <div class="actions">
+            <button
+              class="button button--primary"
+              type="submit"
+              id="publish"
+              aria-disabled=${this.busy ? "true" : "false"}
+            >
+              ${this.busy ? msg("Publishing…") : msg("Publish")}
+            </button>
+            <button
+              class="button"
+              type="button"
+              aria-disabled=${dirty ? "false" : "true"}
+              @click=${this.#discard}
+            >
+              ${msg("Discard changes")}
+            </button>
+            <span
+              class="save-status ${dirty ? "save-status--dirty" : this.published ? "save-status--published" : ""}"
+              role="status"
+              >${dirty ? msg("Unpublished changes") : this.published ? msg("Published") : ""}</span
+            >
+          </div>
+        </form>
+        <section class="preview" aria-labelledby="preview-heading">
+          <h2 id="preview-heading">${msg("Preview")}</h2>
+          ${widgetPreview(this.kind, this.store, draft)}
+        </section>
+      </div>`;
+  }
+
+  #onInput(event: Event): void {
+    const control = event.target;
+    if (
+      !(
+        control instanceof HTMLInputElement ||
+        control instanceof HTMLSelectElement ||
+        control instanceof HTMLTextAreaElement
+      ) ||
+      !this.draft ||
+      !this.saved
+    ) {
+      return;
+    }
+    const path = control.name || control.dataset["for"];
+    if (!path) return;
+    let value: unknown = control.value;
+    if (control instanceof HTMLInputElement && control.type === "checkbox") {
+      value = control.checked;
+    } else if (control instanceof HTMLSelectElement && control.value === "") {
+      // "No second button": the option leaves the action out.
+      value = undefined;
+    }
+    if (valueAt(this.draft, path) === value) return;
+    this.draft = withValue(this.draft, path, value, this.saved.config);
+    this.published = false;
+  }
+
+  #onTabKey(event: KeyboardEvent): void {
+    const index = KINDS.indexOf(this.kind);
+    const last = KINDS.length - 1;
+    const next = {
+      ArrowRight: index === last ? 0 : index + 1,
+      ArrowLeft: index === 0 ? last : index - 1,
+      Home: 0,
+      End: last,
+    }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    void this.#select(KINDS[next]!);
+  }
+
+  async #select(kind: WidgetKind): Promise<void> {
+    if (kind === this.kind) return;
+    if (this.#dirty && !(await this.#confirmDiscard())) {
+      // A click focused the other tab: the keyboard goes on from the one still selected.
+      this.renderRoot.querySelector<HTMLElement>(`#tab-${this.kind}`)?.focus();
+      return;
+    }
+    this.kind = kind;
+    this.saved = undefined;
+    this.draft = undefined;
+    this.published = false;
+    this.errors = NO_ERRORS;
+    const url = new URL(location.href);
+    url.searchParams.set(WIDGET_PARAM, kind);
+    history.replaceState(history.state, "", url);
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>(`#tab-${kind}`)?.focus();
+  }
+
+  async #addItem(list: ItemList): Promise<void> {
+    if (!this.draft || !this.saved) return;
+    const path = `sections.${list}.items`;
+    const items = (valueAt(this.draft, path) as unknown[] | undefined) ?? [];
+    const item =
+      list === "faq" ? { question: "", answer: "" } : { icon: "custom", title: "", text: "" };
+    this.draft = withValue(this.draft, path, [...items, item], this.saved.config);
+    this.published = false;
+    this.formKey += 1;
+    await this.updateComplete;
+    // The new item's first field: where the user goes on typing.
+    const first = list === "faq" ? "question" : "icon";
+    this.renderRoot
+      .querySelector<HTMLElement>(`[name="${path}.${items.length}.${first}"]`)
+      ?.focus();
+  }
+
+  async #removeItem(list: ItemList, index: number): Promise<void> {
+    if (!this.draft || !this.saved) return;
+    const path = `sections.${list}.items`;
+    const items = [...((valueAt(this.draft, path) as unknown[] | undefined) ?? [])];
+    items.splice(index, 1);
+    this.draft = withValue(this.draft, path, items, this.saved.config);
+    this.published = false;
+    // The issues of the items after it no longer name the right fields.
+    this.errors = NO_ERRORS;
+    this.formKey += 1;
+    announce(msg("Item removed."));
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>(`#add-${list}`)?.focus();
+  }
+
+  async #discard(): Promise<void> {
+    if (!this.#dirty || !this.saved) return;
+    this.#discardDraft();
+    announce(msg("Changes discarded: the form shows the published configuration."));
+    await this.updateComplete;
+  }
+
+  async #publish(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    if (this.busy || !this.draft) return;
+    const fieldNames = [...this.renderRoot.querySelectorAll<HTMLInputElement>("form [name]")].map(
+      (control) => control.name,
+    );
+    this.busy = true;
+    try {
+      const saved = await publish(this.kind, this.store.id, this.draft);
+      this.saved = saved;
+      this.draft = structuredClone(saved.config);
+      this.errors = NO_ERRORS;
+      this.published = true;
+    } catch (error) {
+      this.errors = withWidgetMessages(formErrors(error, fieldNames), error);
+      await this.updateComplete;
+      focusFirstProblem(this.renderRoot);
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+define("bo-widgets-screen", WidgetsScreen);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "bo-widgets-screen": WidgetsScreen;
+  }
+}

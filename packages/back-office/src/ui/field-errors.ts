@@ -1,0 +1,96 @@
+import { msg, str } from "@lit/localize";
+import { ApiError, type FieldIssue } from "../api/errors.js";
+import { formatNumber } from "./format.js";
+
+/**
+ * The message of one issue, in the user's language where the app knows the kind of problem
+ * (from zod's code and details); else the schema's or the server's own words.
+ */
+export function issueMessage(issue: FieldIssue): string {
+  const details = issue.details ?? {};
+  const minimum = Number(details["minimum"]);
+  const maximum = Number(details["maximum"]);
+  switch (issue.code) {
+    case "invalid_type":
+      if (details["expected"] === "number") return msg("Enter a number.");
+      // `.int()` of zod: a number with decimals.
+      if (details["expected"] === "int") return msg("Enter a whole number.");
+      return msg("This field is required.");
+    case "too_small":
+      if (details["origin"] === "string") {
+        return minimum <= 1
+          ? msg("This field is required.")
+          : msg(str`Enter at least ${formatNumber(minimum)} characters.`);
+      }
+      if (details["origin"] === "number") return msg(str`Enter ${formatNumber(minimum)} or more.`);
+      break;
+    case "too_big":
+      if (details["origin"] === "string") {
+        return msg(str`Enter at most ${formatNumber(maximum)} characters.`);
+      }
+      if (details["origin"] === "number") return msg(str`Enter ${formatNumber(maximum)} or less.`);
+      break;
+    case "invalid_format":
+      if (details["format"] === "email")
+        return msg("Enter an email address, such as name@shop.example.");
+      if (details["format"] === "url")
+        return msg("Enter a web address, such as https://shop.example.");
+      break;
+    case "not_multiple_of":
+      return msg("Enter a value with fewer decimals.");
+    case "invalid_value":
+      return msg("Choose one of the proposed values.");
+  }
+  return issue.message;
+}
+
+/** What a failed submission tells a form. */
+export interface FormErrors {
+  /** The message to show next to each field of the form, by field name. */
+  fields: Readonly<Record<string, string>>;
+  /**
+   * What cannot be shown next to a field (a wrong password, a server failure, an issue about a
+   * value the form does not show): show it in the form's `role="alert"` box with
+   * `problemMessage()`, and `otherIssues` below it.
+   */
+  problem: unknown;
+  otherIssues: readonly string[];
+}
+
+export const NO_ERRORS: FormErrors = { fields: {}, problem: undefined, otherIssues: [] };
+
+/**
+ * Sorts what a failed submission threw (an ApiError, a RequestValidationError, anything) into
+ * messages per field of the form (`fieldNames`: the issues' paths, `email`, `voucher.value`),
+ * and the rest.
+ */
+export function formErrors(error: unknown, fieldNames: readonly string[]): FormErrors {
+  if (!(error instanceof ApiError) || error.issues.length === 0) {
+    return { fields: {}, problem: error, otherIssues: [] };
+  }
+  const fields: Record<string, string> = {};
+  const otherIssues: string[] = [];
+  for (const issue of error.issues) {
+    const message = issueMessage(issue);
+    if (issue.location === "body" && fieldNames.includes(issue.field)) {
+      // The first issue of a field is the one to fix first.
+      fields[issue.field] ??= message;
+    } else {
+      otherIssues.push(issue.field ? `${issue.field}: ${message}` : message);
+    }
+  }
+  const problem = otherIssues.length > 0 ? error : undefined;
+  return { fields, problem, otherIssues };
+}
+
+/**
+ * Focuses the first field marked invalid in `root` (a form's shadow root), else its alert: after
+ * a refused submission, where the user has something to fix. Says whether it found one.
+ */
+export function focusFirstProblem(root: ParentNode): boolean {
+  const target = root.querySelector<HTMLElement>('[aria-invalid="true"], [role="alert"]');
+  if (!target) return false;
+  if (target.getAttribute("role") === "alert") target.tabIndex = -1;
+  target.focus();
+  return true;
+}

@@ -1,0 +1,493 @@
+import { clearCache } from "@loyalty/widgets";
+import type { WidgetKind } from "@loyalty/shared-types";
+import { afterEach, describe, expect, test } from "vitest";
+import { page, userEvent } from "vitest/browser";
+import { changeLocale } from "../src/i18n/locale.js";
+import {
+  HttpResponse,
+  held,
+  http,
+  problemResponse,
+  requestsTo,
+  serve,
+  useApiMock,
+  worker,
+} from "./support/api-mock.js";
+import { startApp, useApp } from "./support/app.js";
+import { expectNoAxeViolations } from "./support/axe.js";
+import { focused } from "./support/dom.js";
+import { STORE, example } from "./support/fixtures.js";
+import { recordLayoutShifts } from "./support/layout-shift.js";
+
+useApiMock();
+useApp();
+// The widgets keep what they read for the page's life: each test starts from the API.
+afterEach(() => clearCache());
+
+const SCREEN_URL = `/back-office/stores/${STORE.id}/widgets`;
+const signedIn = { signedIn: { storeId: STORE.id } } as const;
+const admin = (kind: WidgetKind) => `/admin/stores/${STORE.id}/widgets/${kind}`;
+
+const configurations = {
+  "product-points": () => example("getProductPointsWidgetConfiguration"),
+  cart: () => example("getCartWidgetConfiguration"),
+  "program-presentation": () => example("getProgramPresentationWidgetConfiguration"),
+};
+
+/** What the public API of the same server answers the preview's widgets (the saved config). */
+const publicApi = [
+  http.get("/store/widget/product-points", () =>
+    HttpResponse.json(example("getProductPointsWidget")),
+  ),
+  http.get("/store/widget/cart", () => HttpResponse.json(example("getCartWidget"))),
+  http.get("/store/widget/program-presentation", () =>
+    HttpResponse.json(example("getProgramPresentationWidget")),
+  ),
+  http.get("/reward/list", () => HttpResponse.json(example("listRewards"))),
+  // The default rule of the examples' store: one point per currency unit, floored.
+  http.get("/point/product-points/calculate", ({ request }) => {
+    const price = Number(new URL(request.url).searchParams.get("price"));
+    return HttpResponse.json({ points: Math.floor(price), type: "default", id: 1 });
+  }),
+  http.get("https://shop.example/images/*", () => new HttpResponse(null, { status: 404 })),
+];
+
+/** The back-office's reads and writes of the three configurations: a PUT answers its body. */
+function serveConfigurations() {
+  serve(
+    ...publicApi,
+    ...(Object.keys(configurations) as WidgetKind[]).flatMap((kind) => [
+      http.get(admin(kind), () => HttpResponse.json(configurations[kind]())),
+      http.put(admin(kind), async ({ request }) =>
+        HttpResponse.json({
+          kind,
+          isDefault: false,
+          updatedAt: "2026-11-26T09:15:00.000Z",
+          config: await request.json(),
+        }),
+      ),
+    ]),
+  );
+}
+
+function screen(): ShadowRoot {
+  return document
+    .querySelector("bo-app")!
+    .shadowRoot!.querySelector("bo-shell")!
+    .shadowRoot!.querySelector("bo-widgets-screen")!.shadowRoot!;
+}
+
+/** The text the preview's widget renders (inside its own shadow root). */
+function previewText(tag: string): string {
+  const widget = screen().querySelector(tag);
+  return (widget?.shadowRoot?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+const puts = (kind: WidgetKind) =>
+  requestsTo(admin(kind)).filter((request) => request.method === "PUT");
+
+const tab = (name: string) => page.getByRole("tab", { name });
+
+/** The product points' text (its template). */
+const templateField = () => page.getByRole("textbox", { name: "Text", exact: true });
+
+function hasHorizontalOverflow(): boolean {
+  return document.documentElement.scrollWidth > document.documentElement.clientWidth;
+}
+
+describe("the widgets screen", () => {
+  test("shows the product points form beside a live preview of the real widget", async () => {
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    await expect.element(page.getByRole("heading", { level: 1, name: "Widgets" })).toBeVisible();
+    const tabs = page.getByRole("tablist", { name: "Widgets" }).getByRole("tab");
+    expect(tabs.elements().map((element) => element.textContent?.trim())).toEqual([
+      "Product points",
+      "Cart",
+      "Programme page",
+    ]);
+    await expect.element(tab("Product points")).toHaveAttribute("aria-selected", "true");
+    const panel = page.getByRole("tabpanel", { name: "Product points" });
+    await expect
+      .element(panel.getByRole("textbox", { name: "Text", exact: true }))
+      .toHaveValue("Earn {points} points with this product");
+    await expect.element(panel.getByText(/^Last published /)).toBeVisible();
+
+    await expect
+      .poll(() => previewText("loyalty-product-points"))
+      .toBe("Earn 49 points with this product");
+    const widget = screen().querySelector("loyalty-product-points")!;
+    expect(widget.getAttribute("api-base")).toBe(location.origin);
+    expect(widget.getAttribute("domain")).toBe(STORE.domain);
+    await expect.element(panel.getByText("A product at €49.90.")).toBeVisible();
+    await expectNoAxeViolations();
+  });
+
+  test("typing changes the preview at once; nothing is sent until Publish", async () => {
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    const text = templateField();
+    await expect.element(text).toHaveValue("Earn {points} points with this product");
+    await expect.poll(() => previewText("loyalty-product-points")).toContain("Earn 49");
+
+    await userEvent.fill(text, "Collect {points} points here");
+    await expect.poll(() => previewText("loyalty-product-points")).toBe("Collect 49 points here");
+    await userEvent.click(page.getByLabelText("Show the points icon"));
+    await expect
+      .poll(
+        () => !!screen().querySelector("loyalty-product-points")!.shadowRoot!.querySelector("svg"),
+      )
+      .toBe(false);
+    await expect.element(page.getByRole("status").getByText("Unpublished changes")).toBeVisible();
+    expect(puts("product-points")).toHaveLength(0);
+
+    const publish = page.getByRole("button", { name: "Publish" });
+    await userEvent.click(publish);
+    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    expect(puts("product-points")).toHaveLength(1);
+    expect(await puts("product-points")[0]!.json()).toEqual({
+      ...example("getProductPointsWidgetConfiguration").config,
+      template: "Collect {points} points here",
+      showIcon: false,
+    });
+    await expect.element(page.getByText(/^Last published Nov 26, 2026/)).toBeVisible();
+    await expect.poll(focused).toBe(publish.element());
+  });
+
+  test("Discard changes brings back the published configuration, in the form and the preview", async () => {
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    const text = templateField();
+    await expect.poll(() => previewText("loyalty-product-points")).toContain("Earn 49");
+    await userEvent.fill(text, "Nothing {points}");
+    await expect.poll(() => previewText("loyalty-product-points")).toBe("Nothing 49");
+
+    const discard = page.getByRole("button", { name: "Discard changes" });
+    await userEvent.click(discard);
+    await expect.element(text).toHaveValue("Earn {points} points with this product");
+    await expect
+      .poll(() => previewText("loyalty-product-points"))
+      .toBe("Earn 49 points with this product");
+    await expect.element(discard).toHaveAttribute("aria-disabled", "true");
+    await expect.poll(focused).toBe(discard.element());
+    expect(puts("product-points")).toHaveLength(0);
+  });
+
+  test("the schema's problems show next to their fields, and nothing is sent", async () => {
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    const text = templateField();
+    await expect.element(text).toHaveValue("Earn {points} points with this product");
+    await userEvent.clear(text);
+    await userEvent.fill(page.getByLabelText("Accent colour", { exact: true }), "green-ish");
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+
+    await expect.element(text).toHaveAttribute("aria-invalid", "true");
+    await expect.element(text).toHaveAccessibleDescription(/This field is required\./);
+    await expect
+      .element(page.getByLabelText("Accent colour", { exact: true }))
+      .toHaveAccessibleDescription(/Enter a colour such as #1a73e8/);
+    await expect.poll(focused).toBe(text.element());
+    expect(puts("product-points")).toHaveLength(0);
+    await expectNoAxeViolations();
+  });
+
+  test("a problem the server finds shows next to its field", async () => {
+    serveConfigurations();
+    serve(
+      http.put(admin("product-points"), () =>
+        problemResponse("validation-failed", "The request body is invalid.", [
+          {
+            location: "body",
+            pointer: "/template",
+            code: "too_big",
+            message: "Too big: expected string to have <=200 characters",
+          },
+        ]),
+      ),
+    );
+    await startApp(SCREEN_URL, signedIn);
+    const text = templateField();
+    await expect.element(text).toHaveValue("Earn {points} points with this product");
+    await userEvent.fill(text, "Earn {points} points, really");
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect
+      .element(text)
+      .toHaveAccessibleDescription(/Too big: expected string to have <=200 characters/);
+    await expect.poll(focused).toBe(text.element());
+    await expect.element(page.getByRole("status").getByText("Unpublished changes")).toBeVisible();
+    await expectNoAxeViolations();
+  });
+
+  test("the tabs follow the arrow keys, and ask before dropping unpublished changes", async () => {
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    await expect.element(templateField()).toBeVisible();
+    (tab("Product points").element() as HTMLElement).focus();
+
+    await userEvent.keyboard("{ArrowRight}");
+    await expect.element(tab("Cart")).toHaveAttribute("aria-selected", "true");
+    await expect.poll(focused).toBe(tab("Cart").element());
+    await expect.element(tab("Product points")).toHaveAttribute("tabindex", "-1");
+    const cart = page.getByRole("tabpanel", { name: "Cart" });
+    await expect.element(cart.getByLabelText("Title")).toHaveValue("Trail & Co rewards");
+    expect(location.search).toBe("?widget=cart");
+    await userEvent.keyboard("{End}");
+    await expect.element(tab("Programme page")).toHaveAttribute("aria-selected", "true");
+    await userEvent.keyboard("{Home}");
+    await expect.element(tab("Product points")).toHaveAttribute("aria-selected", "true");
+    await userEvent.keyboard("{ArrowLeft}");
+    await expect.element(tab("Programme page")).toHaveAttribute("aria-selected", "true");
+    await userEvent.keyboard("{ArrowRight}");
+    await expect.element(templateField()).toBeVisible();
+
+    // Unpublished changes: switching asks; Escape keeps them.
+    await userEvent.fill(templateField(), "Draft {points}");
+    (tab("Product points").element() as HTMLElement).focus();
+    await userEvent.keyboard("{ArrowRight}");
+    const dialog = page.getByRole("dialog", { name: "Discard your changes?" });
+    await expect.element(dialog).toBeVisible();
+    await expect
+      .element(dialog)
+      .toHaveAccessibleDescription(
+        "Your changes to the Product points widget are not published: they will be lost.",
+      );
+    await expectNoAxeViolations();
+    await userEvent.keyboard("{Escape}");
+    await expect.element(dialog).not.toBeInTheDocument();
+    await expect.poll(focused).toBe(tab("Product points").element());
+    await expect.element(tab("Product points")).toHaveAttribute("aria-selected", "true");
+    await expect.element(templateField()).toHaveValue("Draft {points}");
+
+    await userEvent.keyboard("{ArrowRight}");
+    await userEvent.click(page.getByRole("button", { name: "Discard changes" }).last());
+    await expect.element(tab("Cart")).toHaveAttribute("aria-selected", "true");
+    await expect.poll(focused).toBe(tab("Cart").element());
+    expect(puts("product-points")).toHaveLength(0);
+  });
+
+  test("leaving the screen with unpublished changes asks first; so does closing the tab", async () => {
+    serveConfigurations();
+    serve(http.get(`/admin/stores/${STORE.id}/rewards`, () => HttpResponse.json([])));
+    await startApp(SCREEN_URL, signedIn);
+    // Whether closing the tab would ask. msw's worker takes "beforeunload" for the page going
+    // away and stops answering: it starts again after.
+    const unload = async () => {
+      const event = new Event("beforeunload", { cancelable: true });
+      window.dispatchEvent(event);
+      worker.stop();
+      await worker.start({ quiet: true, onUnhandledRequest: "error" });
+      return event.defaultPrevented;
+    };
+    await expect.element(templateField()).toBeVisible();
+    expect(await unload()).toBe(false);
+    await userEvent.fill(templateField(), "Draft {points}");
+    expect(await unload()).toBe(true);
+
+    const rewards = page.getByRole("navigation").getByRole("link", { name: "Rewards" });
+    await userEvent.click(rewards);
+    const dialog = page.getByRole("dialog", { name: "Discard your changes?" });
+    await expect.element(dialog).toBeVisible();
+    await userEvent.click(page.getByRole("button", { name: "Keep editing" }));
+    expect(location.pathname).toBe(SCREEN_URL);
+    await expect.element(templateField()).toHaveValue("Draft {points}");
+
+    await userEvent.click(rewards);
+    await userEvent.click(dialog.getByRole("button", { name: "Discard changes" }));
+    await expect.element(page.getByRole("heading", { level: 1, name: "Rewards" })).toBeVisible();
+    expect(location.pathname).toBe(`/back-office/stores/${STORE.id}/rewards`);
+  });
+
+  test("a configuration never published says it uses the default texts", async () => {
+    serveConfigurations();
+    serve(
+      http.get(admin("product-points"), () =>
+        HttpResponse.json({
+          ...configurations["product-points"](),
+          isDefault: true,
+          updatedAt: null,
+        }),
+      ),
+    );
+    await startApp(SCREEN_URL, signedIn);
+    await expect.element(page.getByText("Using the default texts in English.")).toBeVisible();
+    await expect.element(page.getByText("Never published.")).toBeVisible();
+  });
+
+  test("the cart: a visitor's cart of two lines, and a turned-off widget says so", async () => {
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=cart`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Cart" });
+    await expect.element(panel.getByLabelText("Title")).toHaveValue("Trail & Co rewards");
+    // 49.90 × 1 → 49, 12.50 × 2 → 12 × 2.
+    await expect
+      .poll(() => previewText("loyalty-cart-widget"))
+      .toContain("This order earns you 73 points");
+    expect(previewText("loyalty-cart-widget")).toContain("Sign in to use your points");
+
+    await userEvent.fill(panel.getByLabelText("Title"), "Your rewards");
+    await expect.poll(() => previewText("loyalty-cart-widget")).toContain("Your rewards");
+    await userEvent.click(panel.getByLabelText("Show the widget in the cart"));
+    await expect
+      .element(panel.getByText("The widget is turned off: the storefront shows nothing."))
+      .toBeVisible();
+    await expectNoAxeViolations();
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    expect(await puts("cart")[0]!.json()).toMatchObject({ title: "Your rewards", enabled: false });
+  });
+
+  test("the programme page: the banner and the FAQ's items, in the preview and in what Publish sends", async () => {
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=program-presentation`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Programme page" });
+    const bannerText = panel.getByLabelText("Banner text");
+    await expect
+      .element(bannerText)
+      .toHaveValue("Earn points with every order and turn them into rewards.");
+    await expect
+      .poll(() => previewText("loyalty-program-presentation"))
+      .toContain("Earn points with every order");
+    await userEvent.fill(bannerText, "Points on every order.");
+    await expect
+      .poll(() => previewText("loyalty-program-presentation"))
+      .toContain("Points on every order.");
+
+    // A question added: the focus goes to it.
+    await userEvent.click(panel.getByRole("button", { name: "Add a question" }));
+    const added = panel.getByRole("group", { name: "Question 2" });
+    await expect.poll(focused).toBe(added.getByLabelText("Question").element());
+    await userEvent.keyboard("Can I give my points away?");
+    await userEvent.fill(added.getByLabelText("Answer"), "Not yet.");
+    await expect
+      .poll(() => previewText("loyalty-program-presentation"))
+      .toContain("Can I give my points away?");
+
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    const sent = (await puts("program-presentation")[0]!.json()) as {
+      header: Record<string, unknown>;
+      sections: { faq: { items: unknown[] } };
+    };
+    expect(sent.header).toMatchObject({ text: "Points on every order." });
+    expect(sent.sections.faq.items).toEqual([
+      {
+        question: "When do my points arrive?",
+        answer: "A few seconds after your order is confirmed.",
+      },
+      { question: "Can I give my points away?", answer: "Not yet." },
+    ]);
+
+    // Removing an item: the focus goes to the list's "Add" button.
+    await userEvent.click(panel.getByRole("button", { name: "Remove Question 1" }));
+    await expect
+      .poll(focused)
+      .toBe(panel.getByRole("button", { name: "Add a question" }).element());
+    await expect
+      .element(panel.getByRole("group", { name: "Question 1" }).getByLabelText("Question"))
+      .toHaveValue("Can I give my points away?");
+    await expect.element(panel.getByRole("group", { name: "Question 2" })).not.toBeInTheDocument();
+  });
+
+  test("the programme page: a button to a hidden section is refused next to it", async () => {
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=program-presentation`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Programme page" });
+    const first = panel.getByLabelText("First button");
+    await expect.element(first).toHaveValue("scroll-points");
+
+    // "How to earn" hidden while the first button scrolls to it: the schema refuses.
+    const howToEarn = panel.getByRole("group", { name: "How to earn" });
+    await userEvent.click(howToEarn.getByLabelText("Show this section"));
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect
+      .element(first)
+      .toHaveAccessibleDescription(/This button leads to a hidden section/);
+    await expect.poll(focused).toBe(first.element());
+    expect(puts("program-presentation")).toHaveLength(0);
+    await expectNoAxeViolations();
+
+    // An address instead: the form asks for it, then publishes.
+    await userEvent.selectOptions(first, "url");
+    await userEvent.fill(
+      panel.getByLabelText("Address the button opens"),
+      "https://shop.example/loyalty",
+    );
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    const sent = (await puts("program-presentation")[0]!.json()) as {
+      header: Record<string, unknown>;
+      sections: { howToEarn: { enabled: boolean } };
+    };
+    expect(sent.header).toMatchObject({
+      primaryButtonAction: "url",
+      primaryButtonUrl: "https://shop.example/loyalty",
+    });
+    expect(sent.sections.howToEarn.enabled).toBe(false);
+  });
+
+  test("loading keeps the editor's space, and a failure offers to try again", async () => {
+    const response = held();
+    serve(...publicApi);
+    serve(
+      http.get(admin("product-points"), () => problemResponse("internal-server-error", "Boom."), {
+        once: true,
+      }),
+      http.get(admin("product-points"), async () => {
+        await response.wait();
+        return HttpResponse.json(configurations["product-points"]());
+      }),
+    );
+    await startApp(SCREEN_URL, signedIn);
+    const alert = page.getByRole("alert");
+    await expect.element(alert).toHaveTextContent("The server failed. Try again in a moment.");
+    await expectNoAxeViolations();
+
+    await userEvent.click(page.getByRole("button", { name: "Try again" }));
+    await expect
+      .element(page.getByRole("status").getByText("Loading the Product points widget"))
+      .toBeInTheDocument();
+    await expectNoAxeViolations();
+    const shifts = recordLayoutShifts();
+    response.release();
+    await expect.element(templateField()).toBeVisible();
+    expect(await shifts.stop()).toBeLessThan(0.01);
+    expect(requestsTo(admin("product-points"))).toHaveLength(2);
+  });
+
+  test("at 375 px wide: no sideways scrolling, and targets of at least 24 px", async () => {
+    await page.viewport(375, 740);
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=program-presentation`, signedIn);
+    await expect.element(page.getByLabelText("Banner text")).toBeVisible();
+    await expect.poll(() => previewText("loyalty-program-presentation")).toContain("Earn points");
+    expect(hasHorizontalOverflow()).toBe(false);
+    for (const control of screen().querySelectorAll("button, input, select, textarea")) {
+      const { width, height } = control.getBoundingClientRect();
+      if (width === 0) continue;
+      expect(Math.min(width, height), control.outerHTML.slice(0, 80)).toBeGreaterThanOrEqual(24);
+    }
+    await expectNoAxeViolations();
+  });
+
+  test("in French", async () => {
+    await changeLocale("fr");
+    serveConfigurations();
+    serve(
+      http.get(admin("product-points"), () =>
+        HttpResponse.json({
+          ...configurations["product-points"](),
+          isDefault: true,
+          updatedAt: null,
+        }),
+      ),
+    );
+    await startApp(SCREEN_URL, signedIn);
+    await expect.element(page.getByRole("heading", { level: 1, name: "Widgets" })).toBeVisible();
+    await expect.element(tab("Points produit")).toHaveAttribute("aria-selected", "true");
+    await expect.element(tab("Page du programme")).toBeVisible();
+    await expect.element(page.getByText("Textes par défaut, en anglais.")).toBeVisible();
+    await expect.element(page.getByRole("button", { name: "Publier" })).toBeVisible();
+    await expectNoAxeViolations();
+  });
+});
