@@ -14,7 +14,7 @@ import { recordEvents, type OutboxEvent } from "../src/modules/events/events.rep
 import { verifyWebhookSignature } from "../src/modules/webhooks/webhooks.signature.js";
 import { adminSession, type AdminSession } from "./support/admin.js";
 import { eventually, startTestApp, type TestApp } from "./support/app.js";
-import { storeWithKey } from "./support/fixtures.js";
+import { orderRegistered, pointsEarned, storeWithKey } from "./support/fixtures.js";
 import { loopbackListener, type LoopbackListener } from "./support/loopback.js";
 
 /**
@@ -28,25 +28,6 @@ const WEBHOOK_ENV = {
   WEBHOOK_MAX_ATTEMPTS: "2",
   WEBHOOK_RETRY_BASE_MS: "60000",
   WEBHOOK_TIMEOUT_MS: "2000",
-};
-
-const pointsEarned: OutboxEvent = {
-  type: "POINTS_EARNED",
-  data: {
-    order: { externalId: "1001", externalReference: "#1001" },
-    customer: { externalId: 42 },
-    points: 120,
-    balance: 340,
-  },
-};
-const orderRegistered: OutboxEvent = {
-  type: "ORDER_REGISTERED",
-  data: {
-    order: { externalId: "1001", externalReference: "#1001" },
-    customer: { externalId: 42 },
-    currency: "EUR",
-    orderedAt: "2026-11-22T10:00:00.000Z",
-  },
 };
 
 interface Received {

@@ -16,31 +16,13 @@ import { retryDelayMs, WebhooksService } from "../src/modules/webhooks/webhooks.
 import { signWebhook, verifyWebhookSignature } from "../src/modules/webhooks/webhooks.signature.js";
 import { webhooksTasks } from "../src/modules/webhooks/webhooks.tasks.js";
 import { startTestApp, TEST_MASTER_KEY, type TestApp } from "./support/app.js";
+import { orderRegistered, pointsEarned } from "./support/fixtures.js";
 import { loopbackListener, streamFiller } from "./support/loopback.js";
 
 const WEBHOOK_ENV = {
   WEBHOOK_RETRY_BASE_MS: "50",
   WEBHOOK_MAX_ATTEMPTS: "3",
   WEBHOOK_TIMEOUT_MS: "300",
-};
-
-const pointsEarned: OutboxEvent = {
-  type: "POINTS_EARNED",
-  data: {
-    order: { externalId: "1001", externalReference: "#1001" },
-    customer: { externalId: 42 },
-    points: 120,
-    balance: 340,
-  },
-};
-const orderRegistered: OutboxEvent = {
-  type: "ORDER_REGISTERED",
-  data: {
-    order: { externalId: "1001", externalReference: "#1001" },
-    customer: { externalId: 42 },
-    currency: "EUR",
-    orderedAt: "2026-11-22T10:00:00.000Z",
-  },
 };
 
 // The receiving endpoint: a real HTTP server answering each path as the test says.

@@ -16,8 +16,7 @@ import { announce } from "../ui/live-region.js";
 import { loadMoreButton, PagedList } from "../ui/paged-list.js";
 import { problemMessage } from "../ui/problem-message.js";
 import { taskView } from "../ui/state-view.js";
-import { base, screenStyles } from "../ui/styles.js";
-import { customerStyles } from "./customers/customer-styles.js";
+import { base, recordStyles, screenStyles } from "../ui/styles.js";
 import {
   causeOf,
   customerName,
@@ -49,7 +48,7 @@ export class CustomerScreen extends StoreScreen {
     base,
     screenStyles,
     fieldStyles,
-    customerStyles,
+    recordStyles,
     css`
       .back {
         margin-block-end: 0.5rem;

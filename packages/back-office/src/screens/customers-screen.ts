@@ -11,9 +11,8 @@ import { fieldStyles } from "../ui/form-field.js";
 import { formatNumber, formatPoints } from "../ui/format.js";
 import { loadMoreButton, PagedList } from "../ui/paged-list.js";
 import "../ui/state-view.js";
-import { base, screenStyles } from "../ui/styles.js";
+import { base, recordStyles, screenStyles } from "../ui/styles.js";
 import { customerName } from "./customers/customer-text.js";
-import { customerStyles } from "./customers/customer-styles.js";
 
 /** How long the search waits after the last keystroke. */
 const SEARCH_DELAY_MS = 300;
@@ -30,7 +29,7 @@ export class CustomersScreen extends StoreScreen {
     base,
     screenStyles,
     fieldStyles,
-    customerStyles,
+    recordStyles,
     css`
       .search {
         display: flex;

@@ -25,7 +25,8 @@ import "../ui/state-view.js";
 import { base, screenStyles } from "../ui/styles.js";
 import "./overview/overview-chart.js";
 import type { ChartDay, ChartSeries } from "./overview/overview-chart.js";
-import { fieldErrors, formText } from "./programme/form-issues.js";
+import { fieldErrors } from "../ui/field-errors.js";
+import { formText } from "./programme/form-issues.js";
 
 /** The periods offered in one click, in days up to today. */
 const PRESETS = [7, 30, 90, 365] as const;

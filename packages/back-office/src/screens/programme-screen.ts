@@ -22,7 +22,7 @@ import {
   ruleTitle,
   targetText,
 } from "./programme/describe.js";
-import { fieldErrors } from "./programme/form-issues.js";
+import { fieldErrors } from "../ui/field-errors.js";
 import {
   clubBody,
   clubFieldMessages,

@@ -65,22 +65,53 @@ export const NO_ERRORS: FormErrors = { fields: {}, problem: undefined, otherIssu
  * and the rest.
  */
 export function formErrors(error: unknown, fieldNames: readonly string[]): FormErrors {
+  const asIs = (issue: FieldIssue) => issue.message;
+  return fieldErrors(error, Object.fromEntries(fieldNames.map((name) => [name, asIs])));
+}
+
+/** The user's words for an issue, or undefined where the app only has the schema's or server's. */
+function translated(issue: FieldIssue): string | undefined {
+  const message = issueMessage(issue);
+  return message === issue.message ? undefined : message;
+}
+
+/** A field's message for the issues the app has no words for: one text, or one per issue. */
+export type Fallback = string | ((issue: FieldIssue) => string);
+
+/**
+ * The issues of a refused request, by the form's fields. `fields` names them with the message to
+ * show for an issue the app has no words of its own for (a pattern, a refinement, the server's
+ * `conflict`); an issue inside a field's value (`categories.1`) is the field's. The values may be
+ * a query's (`location`). Issues of no field of the form, and a conflict (whose explanation names
+ * what is in the way), are for the form's alert.
+ */
+export function fieldErrors(
+  error: unknown,
+  fields: Readonly<Record<string, Fallback>>,
+  location: FieldIssue["location"] = "body",
+): FormErrors {
   if (!(error instanceof ApiError) || error.issues.length === 0) {
     return { fields: {}, problem: error, otherIssues: [] };
   }
-  const fields: Record<string, string> = {};
+  const messages: Record<string, string> = {};
   const otherIssues: string[] = [];
+  let conflict = false;
   for (const issue of error.issues) {
-    const message = issueMessage(issue);
-    if (issue.location === "body" && fieldNames.includes(issue.field)) {
-      // The first issue of a field is the one to fix first.
-      fields[issue.field] ??= message;
+    const field = Object.hasOwn(fields, issue.field)
+      ? issue.field
+      : (issue.field.split(".")[0] ?? "");
+    const fallback = fields[field];
+    if (issue.location === location && fallback !== undefined) {
+      messages[field] ??=
+        translated(issue) ?? (typeof fallback === "string" ? fallback : fallback(issue));
+      conflict ||= issue.code === "conflict";
     } else {
+      const message = translated(issue) ?? issue.message;
       otherIssues.push(issue.field ? `${issue.field}: ${message}` : message);
     }
   }
-  const problem = otherIssues.length > 0 ? error : undefined;
-  return { fields, problem, otherIssues };
+  const problem = otherIssues.length > 0 || conflict ? error : undefined;
+  return { fields: messages, problem, otherIssues };
 }
 
 /**

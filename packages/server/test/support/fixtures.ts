@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import type pg from "pg";
+import type { OutboxEvent } from "../../src/modules/events/events.repository.js";
 import { appendLedgerEntries } from "../../src/modules/ledger/ledger.repository.js";
 import type { TestApp } from "./app.js";
 import { basic } from "./app.js";
@@ -127,3 +128,23 @@ export async function addReward(
   const row = rows[0] as { reward_id: number; voucher_id: number };
   return { rewardId: row.reward_id, voucherId: row.voucher_id };
 }
+
+/** Two events as the order code records them, for the webhook tests. */
+export const pointsEarned: OutboxEvent = {
+  type: "POINTS_EARNED",
+  data: {
+    order: { externalId: "1001", externalReference: "#1001" },
+    customer: { externalId: 42 },
+    points: 120,
+    balance: 340,
+  },
+};
+export const orderRegistered: OutboxEvent = {
+  type: "ORDER_REGISTERED",
+  data: {
+    order: { externalId: "1001", externalReference: "#1001" },
+    customer: { externalId: 42 },
+    currency: "EUR",
+    orderedAt: "2026-11-22T10:00:00.000Z",
+  },
+};

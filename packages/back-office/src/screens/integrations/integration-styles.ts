@@ -1,10 +1,12 @@
 import { css } from "lit";
+import { recordStyles } from "../../ui/styles.js";
 
 /**
  * What the sections of the integrations screen share: a section per element, lists of items
- * (keys, endpoints, deliveries) as cards, badges, the "Saved" status and the one-time secret.
+ * (keys, endpoints, deliveries) as cards and the one-time secret, on top of the record styles.
  */
 export const integrationStyles = css`
+  ${recordStyles}
   :host {
     display: block;
     margin-block-start: calc(var(--bo-space) * 2);
@@ -62,60 +64,8 @@ export const integrationStyles = css`
     gap: 0.5rem;
     align-items: center;
   }
-  .facts {
-    display: grid;
-    grid-template-columns: repeat(auto-fit, minmax(min(100%, 10rem), 1fr));
-    gap: 0.5rem 1rem;
-    margin: 0;
-  }
-  .facts > div {
-    min-inline-size: 0;
-  }
-  .facts dt {
-    color: var(--bo-muted);
-    font-size: 0.875rem;
-  }
-  .facts dd {
-    margin: 0;
-    overflow-wrap: anywhere;
-  }
-  .badge {
-    display: inline-block;
-    padding: 0.05rem 0.5rem;
-    border: 1px solid currentColor;
-    border-radius: 999px;
-    font-size: 0.8125rem;
-    font-weight: 600;
-    white-space: nowrap;
-  }
-  .badge--ok {
-    color: var(--bo-success);
-  }
-  .badge--bad {
-    color: var(--bo-danger);
-  }
-  .badge--muted {
-    color: var(--bo-muted);
-  }
   .card {
     margin-block-start: var(--bo-space);
-  }
-  .saved {
-    display: flex;
-    gap: 0.5rem;
-    align-items: baseline;
-    margin: 0 0 var(--bo-space);
-    padding: 0.6rem 1rem;
-    border: 1px solid var(--bo-success);
-    border-inline-start-width: 4px;
-    border-radius: var(--bo-radius);
-    background: var(--bo-success-soft);
-    color: var(--bo-success);
-    font-weight: 600;
-  }
-  .saved:focus {
-    outline: 3px solid var(--bo-focus);
-    outline-offset: 2px;
   }
   .secret {
     display: grid;
@@ -144,12 +94,6 @@ export const integrationStyles = css`
   }
   .danger-text {
     color: var(--bo-danger);
-  }
-  .load-more {
-    display: grid;
-    justify-items: start;
-    gap: 0.5rem;
-    margin-block-start: var(--bo-space);
   }
   fieldset {
     margin: 0 0 var(--bo-space);
@@ -181,8 +125,6 @@ export const integrationStyles = css`
     margin-block-end: 0.75rem;
   }
   @media (forced-colors: active) {
-    .saved,
-    .badge,
     .secret {
       border-color: CanvasText;
     }

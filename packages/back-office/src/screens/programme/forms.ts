@@ -13,7 +13,8 @@ import type { FormErrors } from "../../ui/field-errors.js";
 import { inputField, selectField } from "../../ui/form-field.js";
 import { problemMessage } from "../../ui/problem-message.js";
 import { currencyUnit, targetText } from "./describe.js";
-import { formText, type Fallback } from "./form-issues.js";
+import type { Fallback } from "../../ui/field-errors.js";
+import { formText } from "./form-issues.js";
 
 /*
  * The rule and club forms: templates rendered in the programme screen's shadow root (labels,

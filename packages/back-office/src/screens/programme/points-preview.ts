@@ -9,7 +9,8 @@ import { formatCurrency, formatNumber, formatPoints } from "../../ui/format.js";
 import { problemMessage } from "../../ui/problem-message.js";
 import { base } from "../../ui/styles.js";
 import { kindLabel, multiplierText } from "./describe.js";
-import { fieldErrors, formText } from "./form-issues.js";
+import { fieldErrors } from "../../ui/field-errors.js";
+import { formText } from "./form-issues.js";
 
 /**
  * "What would this product earn?": the points of one unit and of an order line under the
