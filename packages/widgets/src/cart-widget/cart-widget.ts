@@ -5,6 +5,7 @@ import {
   calculatePoints,
   customerHistory,
   rewardList,
+  widgetConfig,
   type Customer,
   type Endpoint,
 } from "../core/api.js";
@@ -131,7 +132,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
   protected override async load(endpoint: Endpoint) {
     const { customer, items } = this;
     const lines = Array.isArray(items) ? items.filter(usable) : [];
-    const config = this.configuration(endpoint, "cart");
+    const config = widgetConfig(endpoint, "cart");
     // Identical lines share one request: reads are cached by URL.
     const points = Promise.all(
       lines.map(async ({ product, categories = [], price, quantity }) => {
@@ -144,11 +145,11 @@ export class LoyaltyCartWidget extends LoyaltyElement {
       }),
     );
     const account = config.then(async ({ config: { showBalance, showRewards } }) => {
-      if (!customer || !(showBalance || showRewards)) return undefined;
+      if (!customer || !this.loads(showBalance || showRewards)) return undefined;
       try {
         const [{ balance }, rewards] = await Promise.all([
           customerHistory(endpoint, customer),
-          showRewards ? rewardList(endpoint) : [],
+          this.loads(showRewards) ? rewardList(endpoint) : [],
         ]);
         return { balance, rewards };
       } catch (error) {
@@ -172,7 +173,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     const { data, status } = this;
     const locale = this.locale(data?.response.store.language);
     const { t } = locale;
-    if (data && !data.response.config.enabled) return nothing;
+    if (data && !this.withDraft(data.response).config.enabled) return nothing;
     let content: unknown;
     let style = "";
     if (status === "error") {
@@ -180,7 +181,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     } else if (!data) {
       content = loading(locale);
     } else {
-      const { config, store } = data.response;
+      const { config, store } = this.withDraft(data.response);
       const { account, customer } = data;
       style = colorVar("--_accent", config.accentColor, store.brandingColor);
       const signIn = signInLink(config.loginUrl, locale, "button secondary");
@@ -205,7 +206,8 @@ export class LoyaltyCartWidget extends LoyaltyElement {
           }
         </div>
         ${
-          account === "expired"
+          // A preview reads the account whatever its draft shows: the draft says whether it is.
+          account === "expired" && (config.showBalance || config.showRewards)
             ? html`<p part="message">${t("signInAgain")} ${signIn}</p>`
             : !customer && (config.signedOutText || config.loginUrl)
               ? html`<p part="message">${config.signedOutText} ${signIn}</p>`

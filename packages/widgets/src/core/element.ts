@@ -1,5 +1,5 @@
 import { LitElement, type PropertyValues } from "lit";
-import { widgetConfig, type Customer, type Endpoint, type WidgetResponses } from "./api.js";
+import type { Customer, Endpoint } from "./api.js";
 import { locale, type Locale } from "./i18n.js";
 import type { RewardClaimedDetail } from "./rewards.js";
 
@@ -26,7 +26,7 @@ export const CLAIMED_EVENT = "loyalty-reward-claimed";
 /**
  * What the three widgets share: where the API is, which store, which customer, and the
  * language. Each widget loads its data in `load()` whenever one of `reloadOn` changes, and
- * renders from `status`.
+ * renders from `status`, with `previewConfig`'s draft applied over what it loaded.
  */
 export abstract class LoyaltyElement extends LitElement {
   static override properties = {
@@ -50,7 +50,8 @@ export abstract class LoyaltyElement extends LitElement {
   declare customerHash: string | undefined;
   /**
    * A draft of the widget's configuration, shown instead of the saved one: the back-office's
-   * live preview sets it while the merchant edits. Storefronts leave it unset.
+   * live preview sets it while the merchant edits. A new draft re-renders the data already
+   * loaded, without asking the API again. Storefronts leave it unset.
    */
   declare previewConfig: object | undefined;
   declare protected status: Status;
@@ -72,19 +73,24 @@ export abstract class LoyaltyElement extends LitElement {
 
   /** Properties whose change reloads the widget's data. */
   protected get reloadOn(): PropertyKey[] {
-    return ["domain", "apiBase", "customerId", "customerHash", "previewConfig"];
+    return ["domain", "apiBase", "customerId", "customerHash"];
   }
 
-  /** The widget's configuration and the store's, with the draft of `previewConfig` if any. */
-  protected configuration<K extends keyof WidgetResponses>(
-    endpoint: Endpoint,
-    kind: K,
-  ): Promise<WidgetResponses[K]> {
+  /**
+   * The configuration response as the widget shows it: the saved configuration, with the draft
+   * of `previewConfig` over it. Every read of the configuration at render goes through here.
+   */
+  protected withDraft<R extends { config: object }>(response: R): R {
     const draft = this.previewConfig;
-    const saved = widgetConfig(endpoint, kind);
-    return draft
-      ? saved.then((response) => ({ ...response, config: { ...response.config, ...draft } }))
-      : saved;
+    return draft ? { ...response, config: { ...response.config, ...draft } } : response;
+  }
+
+  /**
+   * Whether `load()` reads the data of a part the saved configuration shows or hides: a preview
+   * reads every part, since the merchant's next draft may show any of them.
+   */
+  protected loads(shown: boolean): boolean {
+    return shown || !!this.previewConfig;
   }
 
   protected get endpoint(): Endpoint | undefined {
@@ -131,7 +137,10 @@ export abstract class LoyaltyElement extends LitElement {
   protected claimed(_detail: RewardClaimedDetail): void {}
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (this.reloadOn.some((name) => changed.has(name))) this.requestReload();
+    // A new draft is only shown (`withDraft`); a preview that starts reads more (`loads`).
+    const previewStarts =
+      changed.has("previewConfig") && !changed.get("previewConfig") && !!this.previewConfig;
+    if (previewStarts || this.reloadOn.some((name) => changed.has(name))) this.requestReload();
   }
 
   /** Loads again, once changes settle; the widget shows what the newest load found. */

@@ -5,6 +5,7 @@ import {
   API,
   HttpResponse,
   http,
+  requests,
   requestsTo,
   serve,
   useApiMock,
@@ -12,12 +13,14 @@ import {
 import {
   CUSTOMER,
   DOMAIN,
+  cartResponse,
   history,
   presentationResponse,
+  productPointsResponse,
   rewards,
 } from "../../test/support/fixtures.js";
 import { mount, part, textOf } from "../../test/support/dom.js";
-import { configure } from "./element.js";
+import { configure, type LoyaltyElement } from "./element.js";
 import "../index.js";
 import type {
   LoyaltyCartWidget,
@@ -61,6 +64,25 @@ function serveClaims() {
   );
 }
 
+/** A widget given its draft before it first loads, as the back-office's live preview does. */
+async function preview<T extends LoyaltyElement>(markup: string, draft: object): Promise<T> {
+  const container = document.createElement("div");
+  container.innerHTML = markup;
+  const element = container.firstElementChild as T;
+  element.previewConfig = draft;
+  document.body.append(container);
+  await element.updateComplete;
+  return element;
+}
+
+/** From now on, every change of the widget's loading state (`aria-busy`), however brief. */
+function loadingChanges(element: Element): () => MutationRecord[] {
+  const seen: MutationRecord[] = [];
+  const observer = new MutationObserver((records) => seen.push(...records));
+  observer.observe(element.shadowRoot!, { subtree: true, attributeFilter: ["aria-busy"] });
+  return () => [...seen, ...observer.takeRecords()];
+}
+
 describe("what the widgets share", () => {
   it("loads widgets placed before configure() once it is called", async () => {
     const element = await mount<LoyaltyCartWidget>(
@@ -85,6 +107,110 @@ describe("what the widgets share", () => {
 
     element.previewConfig = undefined;
     await expect.poll(() => textOf(element)).toBe("Earn 12 points with this product");
+  });
+
+  it("applies each draft of previewConfig at once, with no request and no loading state, until the product or price changes", async () => {
+    const saved = productPointsResponse().config;
+    const element = await preview<LoyaltyProductPoints>(
+      `<loyalty-product-points api-base="${API}" domain="${DOMAIN}" price="12"></loyalty-product-points>`,
+      { ...saved, template: "G {points}" },
+    );
+    expect(textOf(element)).toBe("G 12");
+    // The first load is a storefront's: the points come from the API, once.
+    expect(requestsTo("/store/widget/product-points")).toHaveLength(1);
+    expect(requestsTo("/point/product-points/calculate")).toHaveLength(1);
+
+    const loading = loadingChanges(element);
+    for (const template of ["Ga {points}", "Gag {points}", "Gagnez {points} points"]) {
+      element.previewConfig = { ...saved, template };
+      await element.updateComplete;
+      expect(textOf(element)).toBe(template.replace("{points}", "12"));
+    }
+    element.previewConfig = { ...saved, enabled: false };
+    await element.updateComplete;
+    expect(textOf(element)).toBe("");
+    element.previewConfig = { ...saved, template: "Gagnez {points} points" };
+    await element.updateComplete;
+    expect(textOf(element)).toBe("Gagnez 12 points");
+    expect(loading()).toEqual([]);
+    expect(requests).toHaveLength(2);
+
+    // What is fetched still follows the attributes: another price asks for its points.
+    element.price = 30;
+    await expect.poll(() => textOf(element)).toBe("Gagnez 30 points");
+    expect(requestsTo("/point/product-points/calculate")).toHaveLength(2);
+  });
+
+  it("loads the sections a draft may show, so that a programme page's preview never asks again", async () => {
+    // Saved without rewards: a storefront would not read them.
+    const saved = presentationResponse(
+      { secondaryButtonText: undefined, secondaryButtonAction: undefined },
+      { rewards: { enabled: false, title: "Rewards" } },
+    ).config;
+    serve(
+      http.get(`${API}/store/widget/program-presentation`, () =>
+        HttpResponse.json({ ...presentationResponse(), config: saved }),
+      ),
+    );
+    const draft = (text: string, rewardsShown: boolean) => ({
+      ...saved,
+      header: { ...saved.header, text },
+      sections: { ...saved.sections, rewards: { enabled: rewardsShown, title: "Rewards" } },
+    });
+    const element = await preview<LoyaltyProgramPresentation>(
+      `<loyalty-program-presentation api-base="${API}" domain="${DOMAIN}"></loyalty-program-presentation>`,
+      draft("W", false),
+    );
+    const headerText = () => part(element, '[part="header-text"]').textContent;
+    const sections = () =>
+      [...element.shadowRoot!.querySelectorAll("section")].map((section) => section.id);
+    expect(headerText()).toBe("W");
+    expect(sections()).toEqual(["howToEarn", "history", "faq"]);
+    const loaded = requests.length;
+
+    const loading = loadingChanges(element);
+    for (const text of ["We", "Wel", "Welcome"]) {
+      element.previewConfig = draft(text, false);
+      await element.updateComplete;
+      expect(headerText()).toBe(text);
+    }
+    element.previewConfig = draft("Welcome", true);
+    await element.updateComplete;
+    expect(sections()).toEqual(["howToEarn", "rewards", "history", "faq"]);
+    expect(textOf(part(element, "#rewards"))).toContain("Free shipping");
+    expect(loading()).toEqual([]);
+    expect(requests).toHaveLength(loaded);
+    expect(requestsTo("/store/widget/program-presentation")).toHaveLength(1);
+    expect(requestsTo("/reward/list")).toHaveLength(1);
+  });
+
+  it("loads once more when a preview starts after a storefront's load, then never again", async () => {
+    const saved = cartResponse({ showBalance: false, showRewards: false }).config;
+    serve(
+      http.get(`${API}/store/widget/cart`, () =>
+        HttpResponse.json({ ...cartResponse(), config: saved }),
+      ),
+    );
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    expect(textOf(cart)).toBe("Loyalty points This cart earns you 10 points");
+    expect(requestsTo(`/point/user-history/${CUSTOMER.id}`)).toEqual([]);
+
+    // A draft may show the balance: the preview reads it once, the draft applied meanwhile.
+    cart.previewConfig = { ...saved, title: "Points" };
+    await expect.poll(() => requestsTo(`/point/user-history/${CUSTOMER.id}`)).toHaveLength(1);
+    await cart.updateComplete;
+    expect(textOf(cart)).toBe("Points This cart earns you 10 points");
+    const loaded = requests.length;
+
+    const loading = loadingChanges(cart);
+    cart.previewConfig = { ...saved, title: "Points", showBalance: true };
+    await cart.updateComplete;
+    expect(textOf(cart)).toBe("Points This cart earns you 10 points You have 620 points");
+    cart.previewConfig = { ...saved, enabled: false };
+    await cart.updateComplete;
+    expect(textOf(cart)).toBe("");
+    expect(loading()).toEqual([]);
+    expect(requests).toHaveLength(loaded);
   });
 
   it("tells the page's other widgets of the same customer about a claim, and no one else", async () => {

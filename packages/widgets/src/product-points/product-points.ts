@@ -1,6 +1,6 @@
 import { html, nothing } from "lit";
 import type { ProductPointsWidgetResponse } from "@loyalty/shared-types";
-import { calculatePoints, type Endpoint } from "../core/api.js";
+import { calculatePoints, widgetConfig, type Endpoint } from "../core/api.js";
 import { define, LoyaltyElement } from "../core/element.js";
 import { ICONS } from "../core/icons.js";
 import { loading, withPoints } from "../core/templates.js";
@@ -54,7 +54,7 @@ export class LoyaltyProductPoints extends LoyaltyElement {
     const price = Number(this.price);
     if (!(price > 0)) throw new Error("price must be a positive number");
     const [response, { points }] = await Promise.all([
-      this.configuration(endpoint, "product-points"),
+      widgetConfig(endpoint, "product-points"),
       calculatePoints(endpoint, { product: this.product, categories: this.categories, price }),
     ]);
     return () => (this.data = { response, points });
@@ -71,7 +71,7 @@ export class LoyaltyProductPoints extends LoyaltyElement {
     } else if (status !== "error" && data) {
       // A failure leaves the reserved line empty: a product page is better without us than
       // with an error message.
-      const { config, store } = data.response;
+      const { config, store } = this.withDraft(data.response);
       style =
         colorVar("--_text", config.textColor) +
         colorVar("--_accent", config.accentColor, store.brandingColor);

@@ -11,6 +11,7 @@ import {
   ApiError,
   customerHistory,
   rewardList,
+  widgetConfig,
   type Customer,
   type Endpoint,
 } from "../core/api.js";
@@ -144,20 +145,20 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
   private historyReads = 0;
 
   protected override async load(endpoint: Endpoint) {
-    const response = await this.configuration(endpoint, "program-presentation");
+    const response = await widgetConfig(endpoint, "program-presentation");
     const { rewards, history } = response.config.sections;
     const customer = this.customer;
     const data: Data = { response, endpoint, customer };
     // Either may fail without taking the page down: its section says so.
     await Promise.all([
-      rewards.enabled &&
+      this.loads(rewards.enabled) &&
         rewardList(endpoint).then(
           (list) => (data.rewards = list),
           () => (data.rewards = null),
         ),
       // The rewards need the balance too, to tell which ones the customer can afford.
       customer &&
-        (history.enabled || rewards.enabled) &&
+        this.loads(history.enabled || rewards.enabled) &&
         customerHistory(endpoint, customer).then(
           (page) => (data.history = page),
           (error) => (data.historyError = error instanceof ApiError ? error.status : 0),
@@ -362,7 +363,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
         </div>
       </div>`;
     }
-    const { store, config } = data.response;
+    const { store, config } = this.withDraft(data.response);
     const { header, sections } = config;
     const section = (id: SectionId, body: () => unknown) =>
       sections[id].enabled
