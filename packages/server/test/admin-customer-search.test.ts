@@ -111,12 +111,46 @@ describe("GET /admin/stores/{storeId}/customers", () => {
   });
 
   it("finds a customer by their exact id, and no other id that starts with it", async () => {
-    expect(await found(s.store.id, "42")).toEqual(["ada.lovelace@example.com"]);
+    expect(await found(s.store.id, "7")).toEqual(["bada@example.com"]);
     expect(await found(s.store.id, "4242")).toEqual(["42nd@example.com"]);
     expect(await found(s.store.id, " 420 ")).toEqual(["Ada.Byron@Example.org"]);
-    expect(await found(s.store.id, "4")).toEqual([]);
+    expect(await found(s.store.id, "1")).toEqual([]);
     // Beyond the range of ids: nobody, not an error.
     expect(await found(s.store.id, "99999999999999999999")).toEqual([]);
+  });
+
+  it("takes digits as an id and as the start of an email too, newest first, each once", async () => {
+    expect(await found(s.store.id, "42")).toEqual(["42nd@example.com", "ada.lovelace@example.com"]);
+    expect(await found(s.store.id, "4")).toEqual(["42nd@example.com"]);
+
+    const t = await shop();
+    await addCustomers(t.store.id, [
+      [1234, "someone@example.com"],
+      [7, "1234shop@example.com"],
+      [12345, "other@example.com"],
+      [8, "1234SHOP@Example.org"],
+      [55, "55@example.com"],
+      [9, "99999999999999999999@example.com"],
+    ]);
+    expect(await found(t.store.id, "1234")).toEqual([
+      "1234SHOP@Example.org",
+      "1234shop@example.com",
+      "someone@example.com",
+    ]);
+    expect(await found(t.store.id, "55")).toEqual(["55@example.com"]);
+    // Beyond the range of ids: still the start of an address.
+    expect(await found(t.store.id, "99999999999999999999")).toEqual([
+      "99999999999999999999@example.com",
+    ]);
+    const first = await search(t.store.id, { query: "1234", limit: "2" });
+    expect(first.customers.map((c) => c.externalId)).toEqual([8, 7]);
+    const next = await search(t.store.id, {
+      query: "1234",
+      limit: "2",
+      cursor: first.nextCursor as string,
+    });
+    expect(next.customers.map((c) => c.externalId)).toEqual([1234]);
+    expect(next.nextCursor).toBeNull();
   });
 
   it("finds customers by the start of their email in any case, newest first", async () => {

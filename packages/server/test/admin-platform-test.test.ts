@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { adminSession, type AdminSession } from "./support/admin.js";
 import { startTestApp, type TestApp } from "./support/app.js";
 import { storeWithKey } from "./support/fixtures.js";
-import { loopbackListener, type LoopbackListener } from "./support/loopback.js";
+import { MAX_RESPONSE_BYTES } from "../src/http/outbound.js";
+import { loopbackListener, streamFiller, type LoopbackListener } from "./support/loopback.js";
 
 /**
  * POST /admin/stores/{storeId}/platform/test: the merchant's "test the connection" button,
@@ -67,6 +68,15 @@ async function testConnection(
   };
 }
 
+/** The log line of the store's failed connection test, parsed. */
+function testLog(app: TestApp, storeId: number): Record<string, unknown> | undefined {
+  return app.logs
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find(
+      (line) => line["msg"] === "platform connection test failed" && line["storeId"] === storeId,
+    );
+}
+
 const woo = (url: string) => ({
   platform: "woocommerce",
   url,
@@ -90,7 +100,14 @@ describe("with ALLOW_PRIVATE_URLS on", () => {
     const shop = await newStore(app);
     const { status, result } = await testConnection(admin, shop.store.id);
     expect(status).toBe(200);
-    expect(result).toMatchObject({ platform: "sandbox", ok: true, reason: null, message: null });
+    expect(result).toMatchObject({
+      platform: "sandbox",
+      ok: true,
+      reason: null,
+      cause: null,
+      httpStatus: null,
+      message: null,
+    });
     expect(result?.durationMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -130,14 +147,38 @@ describe("with ALLOW_PRIVATE_URLS on", () => {
       platform: "woocommerce",
       ok: false,
       reason: "platform-credentials-rejected",
+      cause: "unauthorized",
+      httpStatus: 401,
     });
     expect(result?.message).toContain("HTTP 401");
     expect(result?.message).toContain("consumer key");
     for (const secret of [KEY, SECRET, "hunter2", "Invalid signature"]) {
       expect(text).not.toContain(secret);
     }
-    // The operator finds what the platform said in the log.
-    expect(app.logs.join("")).toContain("platform connection test failed");
+  });
+
+  it("logs a failed test with its reason, status, duration and body length, never what the platform said", async () => {
+    const shop = await newStore(app);
+    const woocommerce = await platform((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json" }).end(LEAKY_BODY);
+    });
+    await connect(admin, shop.store.id, woo(woocommerce.url));
+
+    const { result } = await testConnection(admin, shop.store.id);
+    // Every line so far: the tests above had the platform say as much.
+    const logs = app.logs.join("");
+    for (const secret of [KEY, SECRET, "hunter2", "Invalid signature"]) {
+      expect(logs).not.toContain(secret);
+    }
+    expect(testLog(app, shop.store.id)).toMatchObject({
+      msg: "platform connection test failed",
+      platform: "woocommerce",
+      reason: "platform-credentials-rejected",
+      cause: "unauthorized",
+      httpStatus: 401,
+      durationMs: result?.durationMs,
+      bodyLength: LEAKY_BODY.length,
+    });
   });
 
   it("answers ok false, platform unavailable, when WooCommerce answers 500", async () => {
@@ -149,7 +190,12 @@ describe("with ALLOW_PRIVATE_URLS on", () => {
 
     const { status, text, result } = await testConnection(admin, shop.store.id);
     expect(status).toBe(200);
-    expect(result).toMatchObject({ ok: false, reason: "platform-unavailable" });
+    expect(result).toMatchObject({
+      ok: false,
+      reason: "platform-unavailable",
+      cause: "http-error",
+      httpStatus: 500,
+    });
     expect(result?.message).toContain("HTTP 500");
     expect(text).not.toContain("Fatal error");
   });
@@ -162,7 +208,12 @@ describe("with ALLOW_PRIVATE_URLS on", () => {
     await connect(admin, shop.store.id, woo(silent.url));
 
     const { result } = await testConnection(admin, shop.store.id);
-    expect(result).toMatchObject({ ok: false, reason: "platform-unavailable" });
+    expect(result).toMatchObject({
+      ok: false,
+      reason: "platform-unavailable",
+      cause: "timeout",
+      httpStatus: null,
+    });
     expect(result?.message).toMatch(/did not answer in time/);
     expect(result?.durationMs).toBeGreaterThanOrEqual(900);
   });
@@ -185,6 +236,86 @@ describe("with ALLOW_PRIVATE_URLS on", () => {
     });
     expect(result?.message).toContain("access token");
     expect(text).not.toContain("shpat_secret_token");
+  });
+
+  const answers: Array<{
+    cause: NonNullable<PlatformConnectionTest["cause"]>;
+    reason: PlatformConnectionTest["reason"];
+    httpStatus: number | null;
+    handle: (req: IncomingMessage, res: ServerResponse) => void;
+  }> = [
+    {
+      cause: "unauthorized",
+      reason: "platform-credentials-rejected",
+      httpStatus: 403,
+      handle: (_req, res) => res.writeHead(403).end(),
+    },
+    {
+      cause: "redirect",
+      reason: "platform-resource-not-found",
+      httpStatus: 301,
+      handle: (_req, res) => res.writeHead(301, { location: "https://www.shop.example/" }).end(),
+    },
+    {
+      cause: "not-found",
+      reason: "platform-resource-not-found",
+      httpStatus: 404,
+      handle: (_req, res) => res.writeHead(404).end("<h1>Not found</h1>"),
+    },
+    {
+      cause: "request-rejected",
+      reason: "platform-request-rejected",
+      httpStatus: 400,
+      handle: (_req, res) => res.writeHead(400).end(),
+    },
+    {
+      cause: "http-error",
+      reason: "platform-unavailable",
+      httpStatus: 429,
+      handle: (_req, res) => res.writeHead(429).end(),
+    },
+    {
+      cause: "not-api",
+      reason: "platform-unavailable",
+      httpStatus: null,
+      handle: (_req, res) =>
+        res.writeHead(200, { "content-type": "text/html" }).end("<h1>My shop</h1>"),
+    },
+    {
+      cause: "unreadable",
+      reason: "platform-unavailable",
+      httpStatus: null,
+      handle: (_req, res) => streamFiller(res, MAX_RESPONSE_BYTES + 1, { announce: true }),
+    },
+  ];
+
+  it.each(answers)(
+    "answers the cause $cause, with the status $httpStatus, and logs it",
+    async ({ cause, reason, httpStatus, handle }) => {
+      const shop = await newStore(app);
+      const woocommerce = await platform(handle);
+      await connect(admin, shop.store.id, woo(woocommerce.url));
+
+      const { result } = await testConnection(admin, shop.store.id);
+      expect(result).toMatchObject({ ok: false, reason, cause, httpStatus });
+      expect(result?.message).toMatch(/^WooCommerce /);
+      expect(testLog(app, shop.store.id)).toMatchObject({ reason, cause, httpStatus });
+    },
+  );
+
+  it("answers the cause unreachable when nothing listens at the address", async () => {
+    const shop = await newStore(app);
+    const gone = await platform(() => undefined);
+    await gone.close();
+    await connect(admin, shop.store.id, woo(gone.url));
+
+    const { result } = await testConnection(admin, shop.store.id);
+    expect(result).toMatchObject({ ok: false, cause: "unreachable", httpStatus: null });
+    expect(result?.message).toMatch(/could not be reached/);
+    expect(testLog(app, shop.store.id)).toMatchObject({
+      cause: "unreachable",
+      code: "ECONNREFUSED",
+    });
   });
 
   it("answers not-found for an unknown store, forbidden for another store's token", async () => {
@@ -226,6 +357,8 @@ describe("with ALLOW_PRIVATE_URLS off (the default)", () => {
       platform: "woocommerce",
       ok: false,
       reason: "platform-unavailable",
+      cause: "private-address",
+      httpStatus: null,
     });
     expect(result?.message).toMatch(/private network/);
     expect(result?.message).not.toContain("127.0.0.1");

@@ -309,6 +309,75 @@ describe.each(["cart", "product-points", "program-presentation"] as const)(
         expect(await painted(b, store.domain)).toEqual(PAINTED[kind]);
       });
     });
+
+    /** The storefront widget's ETag and configuration, on this process. */
+    async function served(app: TestApp, domain: string) {
+      const query = new URLSearchParams({ domain });
+      const response = await fetch(`${app.baseUrl}/store/widget/${kind}?${query.toString()}`);
+      expect(response.status).toBe(200);
+      const { config } = (await response.json()) as { config: unknown };
+      return { etag: response.headers.get("etag"), config };
+    }
+
+    it("restores the default, in the store's language, on every process as soon as the reset answered", async () => {
+      const { store } = await newStore("fr");
+      const byDefault = await served(b, store.domain);
+      expect((await call(adminA, "PUT", path(store.id), SAVED[kind])).status).toBe(200);
+      // Process B holds the saved configuration in memory...
+      const saved = await served(b, store.domain);
+      expect(saved.config).toEqual(PAINTED[kind]);
+
+      // ...and serves the default the moment a reset on A answered, under another ETag.
+      await withNotificationLatency(async () => {
+        const reset = await call(adminA, "DELETE", path(store.id));
+        expect(reset.status).toBe(200);
+        expect(schema.parse(reset.body)).toEqual({
+          kind,
+          isDefault: true,
+          updatedAt: null,
+          config: defaultWidgetConfig(kind, "fr"),
+        });
+        const now = await served(b, store.domain);
+        expect(now.config).toEqual(byDefault.config);
+        expect(now.etag).not.toBe(saved.etag);
+      });
+      expect((await call(adminB, "GET", path(store.id))).body).toMatchObject({
+        isDefault: true,
+        updatedAt: null,
+      });
+      // The default follows the store's language, which a saved copy of it would not.
+      await call(adminA, "PATCH", `/admin/stores/${store.id}`, { language: "en" });
+      expect((await call(adminA, "GET", path(store.id))).body).toMatchObject({
+        config: defaultWidgetConfig(kind, "en"),
+      });
+    });
+
+    it("answers the default when none is saved, and touches no other widget", async () => {
+      const { store } = await newStore();
+      const other = kind === "cart" ? "product-points" : "cart";
+      await call(adminA, "PUT", `/admin/stores/${store.id}/widgets/${other}`, SAVED[other]);
+      const read = await call(adminA, "GET", path(store.id));
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const reset = await call(adminA, "DELETE", path(store.id));
+        expect(reset.status).toBe(200);
+        expect(reset.body).toEqual(read.body);
+      }
+      expect(
+        (await call(adminA, "GET", `/admin/stores/${store.id}/widgets/${other}`)).body,
+      ).toMatchObject({ isDefault: false, config: SAVED[other] });
+    });
+
+    it("is refused without a token, or for a store that does not exist, and keeps what was saved", async () => {
+      const { store } = await newStore();
+      await call(adminA, "PUT", path(store.id), SAVED[kind]);
+      const anonymous = await fetch(`${a.baseUrl}${path(store.id)}`, { method: "DELETE" });
+      expect(anonymous.status).toBe(401);
+      expectReason(await call(adminA, "DELETE", path(999_999_999)), 404, "not-found");
+      expect((await call(adminA, "GET", path(store.id))).body).toMatchObject({
+        isDefault: false,
+        config: SAVED[kind],
+      });
+    });
   },
 );
 
@@ -342,7 +411,12 @@ describe("the platform connection", () => {
     const { store } = await newStore();
     const read = await call(adminA, "GET", path(store.id));
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ platform: "sandbox", url: null, hasCredentials: false });
+    expect(read.body).toEqual({
+      platform: "sandbox",
+      url: null,
+      hasCredentials: false,
+      settings: null,
+    });
   });
 
   it("takes credentials and never gives them back", async () => {
@@ -353,6 +427,7 @@ describe("the platform connection", () => {
       platform: "woocommerce",
       url: "https://woo-settings.test",
       hasCredentials: true,
+      settings: { platform: "woocommerce" },
     });
     const read = await call(adminB, "GET", path(store.id));
     expect(read.body).toEqual(saved.body);
@@ -418,6 +493,7 @@ describe("the platform connection", () => {
       platform: "sandbox",
       url: null,
       hasCredentials: false,
+      settings: null,
     });
     // Public addresses and names are not the service's network.
     for (const url of ["http://93.184.216.34", "https://10.example"]) {
@@ -763,6 +839,9 @@ describe("a store's token", () => {
       ["PUT", "widgets/cart", { ...CART, title: "Hijacked" }],
       ["PUT", "widgets/product-points", PRODUCT_POINTS],
       ["PUT", "widgets/program-presentation", PRESENTATION],
+      ["DELETE", "widgets/cart"],
+      ["DELETE", "widgets/product-points"],
+      ["DELETE", "widgets/program-presentation"],
       ["PUT", "platform", { platform: "sandbox" }],
       ["POST", "webhooks", { url: "https://attacker.example/in" }],
       ["DELETE", `webhooks/${hookId}`],

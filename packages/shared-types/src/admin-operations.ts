@@ -52,7 +52,7 @@ import {
 } from "./admin.js";
 import { requestHeadersSchema } from "./headers.js";
 import type { OperationDefinition } from "./operations.js";
-import { platformConnectionSchema } from "./platforms.js";
+import { platformConnectionWriteSchema } from "./platforms.js";
 import { referralProgramSchema } from "./referrals.js";
 import { widgetConfigSchemas, type WidgetKind } from "./widgets.js";
 
@@ -99,6 +99,15 @@ function widgetOperations<K extends WidgetKind>(kind: K, title: string) {
       successStatus: 200,
       errors: write,
       body: widgetConfigSchemas[kind],
+      response,
+    }),
+    reset: storeOperation({
+      method: "DELETE",
+      path,
+      tag: "Admin: widget configurations",
+      summary: `Delete the saved ${title} widget configuration: every server serves the default, in the store's language, at once (none saved: the same answer)`,
+      successStatus: 200,
+      errors: read,
       response,
     }),
   };
@@ -358,15 +367,18 @@ export const ADMIN_OPERATIONS = {
   }),
   getCartWidgetConfiguration: cartWidget.get,
   setCartWidgetConfiguration: cartWidget.set,
+  resetCartWidgetConfiguration: cartWidget.reset,
   getProductPointsWidgetConfiguration: productPointsWidget.get,
   setProductPointsWidgetConfiguration: productPointsWidget.set,
+  resetProductPointsWidgetConfiguration: productPointsWidget.reset,
   getProgramPresentationWidgetConfiguration: presentationWidget.get,
   setProgramPresentationWidgetConfiguration: presentationWidget.set,
+  resetProgramPresentationWidgetConfiguration: presentationWidget.reset,
   getPlatformConnection: storeOperation({
     method: "GET",
     path: "/admin/stores/{storeId}/platform",
     tag: "Admin: platform connection",
-    summary: "The store's platform and URL (never its credentials)",
+    summary: "The store's platform, URL and settings (never its credentials)",
     successStatus: 200,
     errors: read,
     response: platformConnectionSummarySchema,
@@ -375,10 +387,11 @@ export const ADMIN_OPERATIONS = {
     method: "PUT",
     path: "/admin/stores/{storeId}/platform",
     tag: "Admin: platform connection",
-    summary: "Connect the store to its platform; credentials are write-only",
+    summary:
+      "Connect the store to its platform; credentials are write-only, and kept when left out for the same platform and URL",
     successStatus: 200,
     errors: write,
-    body: platformConnectionSchema,
+    body: platformConnectionWriteSchema,
     response: platformConnectionSummarySchema,
   }),
   testPlatformConnection: storeOperation({

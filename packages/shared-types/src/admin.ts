@@ -7,7 +7,6 @@ import {
   externalIdTextSchema,
   isoDateTimeSchema,
   languageSchema,
-  numberArrayQuerySchema,
   numberQuerySchema,
   pointsSchema,
   storeDomainSchema,
@@ -16,9 +15,13 @@ import {
 import { ledgerKindSchema } from "./customers.js";
 import { eventTypeSchema } from "./events.js";
 import { refundStatusSchema } from "./orders.js";
-import { platformKindSchema } from "./platforms.js";
+import { platformKindSchema, platformSettingsSchema } from "./platforms.js";
 import { referralStatusSchema } from "./referrals.js";
-import { ruleKindSchema } from "./points.js";
+import {
+  calculatePointsQuerySchema,
+  calculatePointsResponseSchema,
+  ruleKindSchema,
+} from "./points.js";
 import { voucherInputSchema, voucherTermsSchema } from "./rewards.js";
 import { widgetKindSchema } from "./widgets.js";
 
@@ -296,6 +299,16 @@ export const platformConnectionSummarySchema = z.object({
   url: z.string().nullable(),
   /** Whether credentials are stored (always false for the sandbox, which needs none). */
   hasCredentials: z.boolean(),
+  /**
+   * The stored connection's other settings (Shopify's `apiVersion`, PrestaShop's `languageId`
+   * and `currencyId`), for a form to show what a save would keep; never a secret. Sealed with
+   * the credentials, so null when none are stored.
+   */
+  settings: platformSettingsSchema
+    .nullable()
+    .describe(
+      "The stored settings other than the URL and the secrets (Shopify: apiVersion; PrestaShop: languageId, currencyId); null when no credentials are stored.",
+    ),
 });
 export type PlatformConnectionSummary = z.infer<typeof platformConnectionSummarySchema>;
 
@@ -554,12 +567,11 @@ export type ProgramOverview = z.infer<typeof programOverviewSchema>;
 
 /* ---------- Points preview ---------- */
 
-/** What a product would earn: calculate's parameters, without the domain, and a quantity. */
-export const pointsPreviewQuerySchema = z.object({
-  product: externalIdTextSchema.optional(),
-  categories: numberArrayQuerySchema.optional(),
-  /** Unit price in the store's currency. */
-  price: numberQuerySchema.pipe(z.number().min(1).max(1_000_000_000)),
+/**
+ * What a product would earn: calculate's parameters (price: of one unit, in the store's
+ * currency), without the domain, the store being in the path; and a quantity.
+ */
+export const pointsPreviewQuerySchema = calculatePointsQuerySchema.omit({ domain: true }).extend({
   quantity: numberQuerySchema
     .pipe(z.number().int().min(1).max(10_000))
     .default(1)
@@ -567,11 +579,8 @@ export const pointsPreviewQuerySchema = z.object({
 });
 export type PointsPreviewQuery = z.input<typeof pointsPreviewQuerySchema>;
 
-export const pointsPreviewSchema = z.object({
-  /** Points of one unit, as `calculate` answers the storefront (club multipliers excluded). */
-  points: pointsSchema.min(0),
-  type: ruleKindSchema.nullable(),
-  id: externalIdSchema.nullable(),
+/** `calculate`'s answer for one unit (club multipliers excluded), and the line's points. */
+export const pointsPreviewSchema = calculatePointsResponseSchema.extend({
   /** The rule applied, by name; null when no active rule matches. */
   ruleName: z.string().nullable(),
   /** Points of the whole line (quantity units, floored once), as an order earns them. */
@@ -592,8 +601,8 @@ export type PointsPreview = z.infer<typeof pointsPreviewSchema>;
 
 export const customerSearchQuerySchema = z.object({
   /**
-   * A customer id (exact), or the start of an email (any case). Omitted: every customer,
-   * newest first.
+   * The start of an email (any case); digits also find the customer with that id (exact), as
+   * well as the addresses starting with them. Omitted: every customer, newest first.
    */
   query: z
     .string()
@@ -601,7 +610,9 @@ export const customerSearchQuerySchema = z.object({
     .min(1)
     .max(254)
     .optional()
-    .describe("A customer id (exact), or the start of an email (any case)."),
+    .describe(
+      "The start of an email (any case); digits find the customer with that id (exact) and the emails starting with them.",
+    ),
   ...pageQueryFields,
 });
 export type CustomerSearchQuery = z.input<typeof customerSearchQuerySchema>;
@@ -652,7 +663,41 @@ export const platformConnectionTestSchema = z.object({
       "platform-unavailable",
     ])
     .nullable(),
-  /** What went wrong, for the merchant (never a credential); null when it worked. */
+  /**
+   * What went wrong, finer than `reason`, for a client to explain in its own words and language:
+   * the credentials refused (`unauthorized`), another refusal (`request-rejected`), no API at the
+   * address (`not-found`), a redirect (not followed), an error status of the platform's own
+   * (`http-error`: 5xx, 429), no answer in time (`timeout`), an address of the service's own
+   * network (`private-address`), no connection (`unreachable`), an answer cut off or too large
+   * (`unreadable`), or an answer that is not the platform's API (`not-api`). Null when it worked.
+   */
+  cause: z
+    .enum([
+      "unauthorized",
+      "request-rejected",
+      "not-found",
+      "redirect",
+      "http-error",
+      "timeout",
+      "private-address",
+      "unreachable",
+      "unreadable",
+      "not-api",
+    ])
+    .nullable()
+    .describe(
+      "What went wrong, finer than reason, for a client to explain in its own words; null when it worked.",
+    ),
+  /** The HTTP status the platform answered, when that status is what failed; else null. */
+  httpStatus: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The HTTP status the platform answered, when that status is what failed; else null."),
+  /**
+   * What went wrong, in English, for the merchant (never a credential nor the platform's own
+   * words); null when it worked. A client in another language writes its own from `cause`.
+   */
   message: z.string().nullable(),
   /** How long the platform took to answer. */
   durationMs: z.number().int().min(0),

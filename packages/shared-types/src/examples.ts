@@ -388,6 +388,11 @@ function widgetConfiguration<K extends string, C>(kind: K, config: C) {
   return { kind, isDefault: false, updatedAt: "2026-05-20T14:00:00.000Z", config };
 }
 
+/** What a reset answers: the default configuration, never saved. */
+function defaultWidgetConfiguration<K extends string, C>(kind: K, config: C) {
+  return { kind, isDefault: true, updatedAt: null, config };
+}
+
 export const OPERATION_EXAMPLES: OperationExamplesTable = {
   registerOrder: {
     request: {
@@ -598,12 +603,16 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
     request: cartConfig,
     response: { ...widgetConfiguration("cart", cartConfig), updatedAt: NOW },
   },
+  resetCartWidgetConfiguration: { response: defaultWidgetConfiguration("cart", cartConfig) },
   getProductPointsWidgetConfiguration: {
     response: widgetConfiguration("product-points", productPointsConfig),
   },
   setProductPointsWidgetConfiguration: {
     request: productPointsConfig,
     response: { ...widgetConfiguration("product-points", productPointsConfig), updatedAt: NOW },
+  },
+  resetProductPointsWidgetConfiguration: {
+    response: defaultWidgetConfiguration("product-points", productPointsConfig),
   },
   getProgramPresentationWidgetConfiguration: {
     response: widgetConfiguration("program-presentation", presentationConfig),
@@ -615,8 +624,16 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
       updatedAt: NOW,
     },
   },
+  resetProgramPresentationWidgetConfiguration: {
+    response: defaultWidgetConfiguration("program-presentation", presentationConfig),
+  },
   getPlatformConnection: {
-    response: { platform: "woocommerce", url: DOMAIN, hasCredentials: true },
+    response: {
+      platform: "woocommerce",
+      url: DOMAIN,
+      hasCredentials: true,
+      settings: { platform: "woocommerce" },
+    },
   },
   setPlatformConnection: {
     request: {
@@ -625,7 +642,12 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
       consumerKey: "ck_4f1c0a7e9b2d4c6e8a0b1c2d3e4f5a6b7c8d9e0f",
       consumerSecret: "cs_9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d",
     },
-    response: { platform: "woocommerce", url: DOMAIN, hasCredentials: true },
+    response: {
+      platform: "woocommerce",
+      url: DOMAIN,
+      hasCredentials: true,
+      settings: { platform: "woocommerce" },
+    },
   },
   listWebhookEndpoints: { response: [webhookEndpoint] },
   createWebhookEndpoint: {
@@ -707,7 +729,10 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
       platform: "woocommerce",
       ok: false,
       reason: "platform-credentials-rejected",
-      message: "The platform refused the credentials (HTTP 401).",
+      cause: "unauthorized",
+      httpStatus: 401,
+      message:
+        "WooCommerce refused the credentials (HTTP 401): check the consumer key and consumer secret, and that they may read customers and write coupons.",
       durationMs: 182,
     },
   },

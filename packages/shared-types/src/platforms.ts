@@ -25,7 +25,28 @@ const platformUrlSchema = z
   }, "must not contain a user name or password")
   .transform((url) => url.replace(/\/+$/, ""));
 
-const secret = (what: string) => z.string().trim().min(1, `${what} is required`).max(2048);
+/** A secret; left out or blank, it is refused with the same words, naming the field. */
+const secret = (what: string) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `${what} is required` : undefined) })
+    .trim()
+    .min(1, `${what} is required`)
+    .max(2048);
+
+/**
+ * The connection fields that hold secrets: sealed at rest, never read back, and the only fields
+ * a write may leave out (see platformConnectionWriteSchema).
+ */
+export const PLATFORM_SECRET_FIELDS = [
+  "consumerKey",
+  "consumerSecret",
+  "accessToken",
+  "webserviceKey",
+] as const;
+export type PlatformSecretField = (typeof PLATFORM_SECRET_FIELDS)[number];
+
+const isSecret = (field: string): field is PlatformSecretField =>
+  (PLATFORM_SECRET_FIELDS as readonly string[]).includes(field);
 
 /**
  * A store's platform connection as the back-office writes it. Credentials are encrypted at rest
@@ -70,3 +91,103 @@ export const platformConnectionSchema = z.discriminatedUnion("platform", [
 ]);
 export type PlatformConnection = z.output<typeof platformConnectionSchema>;
 export type PlatformConnectionInput = z.input<typeof platformConnectionSchema>;
+
+type ConnectionOptions = typeof platformConnectionSchema.options;
+type WithOptionalSecrets<O> =
+  O extends z.ZodObject<infer Shape extends z.core.$ZodShape, infer Config>
+    ? z.ZodObject<
+        { [K in keyof Shape]: K extends PlatformSecretField ? z.ZodOptional<Shape[K]> : Shape[K] },
+        Config
+      >
+    : never;
+type WithoutUrlAndSecrets<O> =
+  O extends z.ZodObject<infer Shape extends z.core.$ZodShape, infer Config>
+    ? z.ZodObject<Omit<Shape, PlatformSecretField | "url">, Config>
+    : never;
+/** The types of the options derived one by one: the union keeps its order and discriminator. */
+type EachPlatform<T extends readonly unknown[], Derived extends "write" | "settings"> = {
+  -readonly [I in keyof T]: Derived extends "write"
+    ? WithOptionalSecrets<T[I]>
+    : WithoutUrlAndSecrets<T[I]>;
+};
+
+/** The secret fields of one platform's connection, as a mask for zod's partial and omit. */
+function secretsOf(option: z.ZodObject): Record<string, true> {
+  return Object.fromEntries(
+    Object.keys(option.shape)
+      .filter(isSecret)
+      .map((field) => [field, true]),
+  );
+}
+
+/**
+ * A connection as a write takes it: platformConnectionSchema with every secret optional. A
+ * secret left out keeps the stored one, and only where the write names the stored platform and
+ * URL (keepsStoredCredentials): anywhere else the strict schema applies (see
+ * platformConnectionSchemaFor). The other settings are the write's, their defaults included.
+ */
+export const platformConnectionWriteSchema = z
+  .discriminatedUnion(
+    "platform",
+    platformConnectionSchema.options.map((option) =>
+      (option as z.ZodObject).partial(secretsOf(option)),
+    ) as unknown as EachPlatform<ConnectionOptions, "write">,
+  )
+  .describe(
+    "The secrets may be left out when the platform and the URL are the stored ones: the stored secrets are then kept. With another platform or URL, every secret is required.",
+  );
+export type PlatformConnectionWriteInput = z.input<typeof platformConnectionWriteSchema>;
+
+/**
+ * What a stored connection reads back: its platform and its settings, without the URL (the
+ * summary has it) and without the secrets (never read back). Repeats `platform` so that a
+ * client's type narrows on it.
+ */
+export const platformSettingsSchema = z.discriminatedUnion(
+  "platform",
+  platformConnectionSchema.options.map((option) =>
+    (option as z.ZodObject).omit({
+      ...secretsOf(option),
+      ...("url" in option.shape ? { url: true } : {}),
+    }),
+  ) as unknown as EachPlatform<ConnectionOptions, "settings">,
+);
+export type PlatformSettings = z.output<typeof platformSettingsSchema>;
+
+/** Where a write goes: the part of a connection that decides whether stored secrets are kept. */
+const connectionTargetSchema = z.object({
+  platform: platformKindSchema,
+  url: platformUrlSchema.optional(),
+});
+
+/**
+ * Whether a write of `input` keeps the stored secrets it leaves out: only where secrets are
+ * stored and the write names the stored platform and the same URL (once normalised). The
+ * stored secrets must never follow a changed URL: they would be sent to whichever host it
+ * names.
+ */
+export function keepsStoredCredentials(
+  stored:
+    { platform: PlatformKind; url: string | null; hasCredentials: boolean } | null | undefined,
+  input: unknown,
+): boolean {
+  if (!stored?.hasCredentials) return false;
+  const target = connectionTargetSchema.safeParse(input);
+  return (
+    target.success && target.data.platform === stored.platform && target.data.url === stored.url
+  );
+}
+
+/**
+ * The schema a write of the connection is checked with, the stored connection given: the write
+ * schema where keepsStoredCredentials, else the strict one (every secret required, refused as
+ * "consumerKey is required" and so on). The server and the back-office check with it alike.
+ */
+export function platformConnectionSchemaFor(
+  stored: Parameters<typeof keepsStoredCredentials>[0],
+  input: unknown,
+): typeof platformConnectionWriteSchema | typeof platformConnectionSchema {
+  return keepsStoredCredentials(stored, input)
+    ? platformConnectionWriteSchema
+    : platformConnectionSchema;
+}

@@ -34,24 +34,38 @@ export async function findAdminCustomer(
 /** Which of a store's customers a back-office search asks for. */
 export type CustomerFilter =
   | { by: "all" }
-  | { by: "externalId"; externalId: number }
   /** The start of the address, taken literally and in any case. */
-  | { by: "emailPrefix"; prefix: string };
+  | { by: "emailPrefix"; prefix: string }
+  /** Digits: the customer with that id, and those whose address starts with them. */
+  | { by: "externalIdOrEmailPrefix"; externalId: number; prefix: string };
 
 /** `%`, `_` and the escape character itself match only themselves in a LIKE pattern. */
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, "\\$&");
 }
 
-/** Each filter's condition; its value, when it has one, is `$4`. */
-const FILTERS: Record<CustomerFilter["by"], string> = {
-  all: "true",
-  externalId: "external_id = $4",
-  // Lower-cased by PostgreSQL, as the index is: the pattern operator class of customers_by_email
-  // turns the literal prefix into a range of that index. The pattern is a constant by the time
-  // the statement is planned (pg's unnamed statements are planned with their values).
-  emailPrefix: "lower(email) LIKE lower($4)",
-};
+// Lower-cased by PostgreSQL, as the index is: the pattern operator class of customers_by_email
+// turns the literal prefix into a range of that index. The pattern is a constant by the time
+// the statement is planned (pg's unnamed statements are planned with their values).
+const EMAIL_PREFIX = "lower(email) LIKE lower($4)";
+
+/** Each filter's condition and its values, numbered from `$4`. */
+function condition(filter: CustomerFilter): { sql: string; values: unknown[] } {
+  switch (filter.by) {
+    case "all":
+      return { sql: "true", values: [] };
+    case "emailPrefix":
+      return { sql: EMAIL_PREFIX, values: [`${escapeLike(filter.prefix)}%`] };
+    case "externalIdOrEmailPrefix":
+      // Each side is a range of its own index ((store_id, external_id), customers_by_email): the
+      // planner ORs the two and sorts the few rows found or, for a prefix many addresses share,
+      // walks the store's ids backwards as it does for the prefix alone.
+      return {
+        sql: `(${EMAIL_PREFIX} OR external_id = $5)`,
+        values: [`${escapeLike(filter.prefix)}%`, filter.externalId],
+      };
+  }
+}
 
 /**
  * A page of the store's customers matching `filter`, newest first: `take` of them older than
@@ -63,18 +77,13 @@ export async function searchCustomers(
   filter: CustomerFilter,
   page: { beforeId: number | null; take: number },
 ): Promise<AdminCustomerRow[]> {
-  const value =
-    filter.by === "externalId"
-      ? [filter.externalId]
-      : filter.by === "emailPrefix"
-        ? [`${escapeLike(filter.prefix)}%`]
-        : [];
+  const { sql, values } = condition(filter);
   const { rows } = await db.query<AdminCustomerRow>(
     `SELECT ${CUSTOMER_COLUMNS} FROM customers
-     WHERE store_id = $1 AND id < coalesce($2::bigint, 9223372036854775807) AND ${FILTERS[filter.by]}
+     WHERE store_id = $1 AND id < coalesce($2::bigint, 9223372036854775807) AND ${sql}
      ORDER BY id DESC
      LIMIT $3`,
-    [storeId, page.beforeId, page.take, ...value],
+    [storeId, page.beforeId, page.take, ...values],
   );
   return rows;
 }

@@ -1,13 +1,9 @@
-import {
-  externalIdTextSchema,
-  type PointAdjustmentRequest,
-  type ValidationIssue,
-} from "@loyalty/shared-types";
+import { externalIdTextSchema, type PointAdjustmentRequest } from "@loyalty/shared-types";
 import type pg from "pg";
 import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
+import { pageFetchSize, paged, pageStart, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../http/revision.middleware.js";
-import { describeIssues } from "../../http/validate.js";
 import {
   appendLedgerEntries,
   clubWindowStart,
@@ -33,53 +29,22 @@ import {
   type ReferredByRow,
 } from "./customers.admin.repository.js";
 import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
-import { decodeCursor, encodeCursor } from "./customers.service.js";
 
 function unknownCustomer(externalId: number): AppError {
   return new AppError("not-found", `The store has no customer with the externalId ${externalId}.`);
 }
 
-/** A page of a back-office list, as the shared query schema parsed it. */
-export interface PageRequest {
-  limit: number;
-  cursor?: string | undefined;
-}
-
-/** Where a page starts: after the id its cursor holds, or at the newest. */
-function pageStart(cursor: string | undefined): number | null {
-  if (cursor === undefined) return null;
-  const id = decodeCursor(cursor);
-  if (id !== undefined) return id;
-  const issues: ValidationIssue[] = [
-    {
-      location: "query",
-      pointer: "/cursor",
-      message: "must be the nextCursor of a previous page",
-      code: "invalid_cursor",
-    },
-  ];
-  throw new AppError("validation-failed", describeIssues(issues), issues);
-}
-
-/** The page's items, and the cursor of the next page when `fetched` (limit + 1) says one exists. */
-function paged<T extends { id: number }>(
-  fetched: readonly T[],
-  limit: number,
-): { items: T[]; nextCursor: string | null } {
-  const items = fetched.slice(0, limit);
-  const last = items.at(-1);
-  return { items, nextCursor: last && fetched.length > limit ? encodeCursor(last.id) : null };
-}
-
 /**
- * What a search looks for: digits are a customer id (exact), anything else the start of an
- * email. Digits beyond the range of ids name nobody: undefined.
+ * What a search looks for: the start of an email, in any case; digits are also a customer id
+ * (exact), and an address may start with them (`1234shop@…`). Digits beyond the range of ids
+ * name no customer, only addresses.
  */
-function customerFilter(query: string | undefined): CustomerFilter | undefined {
+function customerFilter(query: string | undefined): CustomerFilter {
   if (query === undefined) return { by: "all" };
-  if (!/^\d+$/.test(query)) return { by: "emailPrefix", prefix: query };
   const externalId = externalIdTextSchema.safeParse(query);
-  return externalId.success ? { by: "externalId", externalId: externalId.data } : undefined;
+  return externalId.success
+    ? { by: "externalIdOrEmailPrefix", externalId: externalId.data, prefix: query }
+    : { by: "emailPrefix", prefix: query };
 }
 
 /** A customer with their standing: points earned over the rolling 12 months, and the club. */
@@ -127,11 +92,12 @@ export class CustomersAdminService {
     page: PageRequest,
   ): Promise<{ customers: CustomerSummary[]; nextCursor: string | null }> {
     const beforeId = pageStart(page.cursor);
-    const filter = customerFilter(query);
-    if (!filter) return { customers: [], nextCursor: null };
     const windowStart = clubWindowStart(this.clock());
     const [fetched, clubs] = await Promise.all([
-      searchCustomers(this.pool, storeId, filter, { beforeId, take: page.limit + 1 }),
+      searchCustomers(this.pool, storeId, customerFilter(query), {
+        beforeId,
+        take: pageFetchSize(page.limit),
+      }),
       listClubs(this.pool, storeId),
     ]);
     const { items, nextCursor } = paged(fetched, page.limit);
@@ -161,7 +127,7 @@ export class CustomersAdminService {
       storeId,
       externalId,
       beforeId,
-      take: page.limit + 1,
+      take: pageFetchSize(page.limit),
     });
     if (!found) throw unknownCustomer(externalId);
     const { items, nextCursor } = paged(found.transactions, page.limit);

@@ -6,37 +6,13 @@ import {
   type CustomerHistoryResponse,
 } from "@loyalty/shared-types";
 import type pg from "pg";
+import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../http/revision.middleware.js";
 import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.js";
 import { clubStanding, type Club } from "../points/clubs.js";
 import { listClubs } from "../points/points.repository.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
-
-export interface HistoryPageRequest {
-  /** Already clamped to 1..100 by the shared query schema. */
-  limit: number;
-  /** As received; undefined for the first page. */
-  cursor: string | undefined;
-}
-
-/**
- * A page's cursor: the id of the last item it shows, as text, in base64url. The back-office's
- * customer lists page with it too.
- */
-export function encodeCursor(id: number): string {
-  return Buffer.from(String(id)).toString("base64url");
-}
-
-/**
- * The id a cursor of ours holds, or undefined for anything else. Node decodes base64url
- * leniently (it skips what is not of the alphabet), so only a cursor that encodes back to
- * itself is one we issued.
- */
-export function decodeCursor(cursor: string): number | undefined {
-  const id = Number(Buffer.from(cursor, "base64url").toString("utf8"));
-  return Number.isSafeInteger(id) && id > 0 && encodeCursor(id) === cursor ? id : undefined;
-}
 
 /**
  * From 2026-06-18 orders are named by number. An identifier stored as a plainly written whole
@@ -94,7 +70,7 @@ export class CustomersService {
   async history(
     store: { id: number; domain: string },
     externalId: number,
-    page: HistoryPageRequest,
+    page: PageRequest,
     revision: ApiRevision,
   ): Promise<CustomerHistoryResponse> {
     const windowStart = clubWindowStart(this.clock());
@@ -108,7 +84,7 @@ export class CustomersService {
         // A cursor we did not issue names no place in the list. Reading it as the end (rather
         // than starting over) cannot keep a client paging forever, and this operation has no
         // error to answer with: the page is empty, the balance and club are still given.
-        take: beforeId === undefined ? 0 : page.limit + 1,
+        take: beforeId === undefined ? 0 : pageFetchSize(page.limit),
       }),
     ]);
     const earned = found
@@ -117,16 +93,14 @@ export class CustomersService {
         ) ?? 0)
       : 0;
     const { club, next } = clubStanding(cachedClubs?.value ?? [], earned);
-    const fetched = found?.transactions ?? [];
-    const rows = fetched.slice(0, page.limit);
-    const last = rows.at(-1);
+    const { items: rows, nextCursor } = paged(found?.transactions ?? [], page.limit);
     const head = {
       externalId,
       balance: found?.customer.balance ?? 0,
       earnedLast12Months: earned,
       club: club && clubSummary(club),
       nextClub: next && { ...clubSummary(next), pointsToReach: next.pointsToReach },
-      nextCursor: last && fetched.length > page.limit ? encodeCursor(last.id) : null,
+      nextCursor,
     };
     return usesLegacyOrderRef(revision)
       ? {

@@ -25,14 +25,31 @@ export function reasonForStatus(status: number): PlatformFailureReason {
   return "platform-request-rejected";
 }
 
+/**
+ * A failure the platform's status told, and how long its body was: what a log may say of an
+ * answer whose words it must not hold (a shop in debug mode echoes credentials).
+ */
+export class PlatformStatusError extends PlatformError {
+  constructor(
+    reason: PlatformFailureReason,
+    message: string,
+    status: number,
+    /** Characters of the body as text (JSON as serialised again), 0 when it was empty. */
+    readonly bodyLength: number,
+  ) {
+    super(reason, message, { status });
+  }
+}
+
 /** Throws the PlatformError an unexpected status means, with what the platform said. */
 export function failForStatus(platform: string, response: PlatformResponse): never {
   const said =
     typeof response.body === "string" ? response.body : JSON.stringify(response.body ?? "");
-  throw new PlatformError(
+  throw new PlatformStatusError(
     reasonForStatus(response.status),
     `${platform} answered HTTP ${response.status}: ${said.slice(0, 500)}`,
-    { status: response.status },
+    response.status,
+    response.body === undefined ? 0 : said.length,
   );
 }
 
@@ -66,10 +83,11 @@ export async function platformFetch(
     });
   }
   if (response.status >= 300 && response.status < 400) {
-    throw new PlatformError(
+    throw new PlatformStatusError(
       "platform-resource-not-found",
       `${platform} answered a redirect (HTTP ${response.status}), which is not followed: check the platform URL`,
-      { status: response.status },
+      response.status,
+      response.text.length,
     );
   }
   const { text } = response;

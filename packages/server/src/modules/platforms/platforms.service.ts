@@ -1,11 +1,17 @@
 import {
+  PLATFORM_SECRET_FIELDS,
+  keepsStoredCredentials,
   platformConnectionSchema,
-  type PlatformConnectionInput,
+  platformConnectionWriteSchema,
+  platformSettingsSchema,
+  type PlatformConnection,
   type PlatformConnectionSummary,
+  type PlatformConnectionWriteInput,
   type PlatformConnectionTest,
   type PlatformKind,
 } from "@loyalty/shared-types";
 import type pg from "pg";
+import type { z } from "zod";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
@@ -15,13 +21,14 @@ import { OutboundError } from "../../http/outbound.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
-import type { PlatformHttpOptions } from "./platform.http.js";
+import { PlatformStatusError, type PlatformHttpOptions } from "./platform.http.js";
 import { PlatformError, type PlatformAdapter } from "./platform.types.js";
 import {
   findConnection,
   insertSandboxCodes,
   saveConnection,
   type SandboxCode,
+  type StoredConnection,
 } from "./platforms.repository.js";
 import { PrestaShopPlatform } from "./prestashop.platform.js";
 import { SandboxPlatform } from "./sandbox.platform.js";
@@ -39,12 +46,26 @@ const PLATFORM_DETAIL = {
 } as const;
 
 /** The AppError a platform failure answers with; the platform's message is logged here. */
+/**
+ * What a log says of a platform's failure: measures of the answer, never its words nor the
+ * error's message, which quotes them (a shop in debug mode echoes its configuration and the
+ * credentials it was sent).
+ */
+function failureMeasures(error: PlatformError): Record<string, unknown> {
+  return {
+    reason: error.reason,
+    httpStatus: error.status ?? null,
+    bodyLength: error instanceof PlatformStatusError ? error.bodyLength : undefined,
+    code: systemCode(error.cause),
+  };
+}
+
 export function platformFailure(
   error: PlatformError,
   logger: Logger,
   context: Record<string, unknown>,
 ): AppError {
-  logger.warn({ ...context, reason: error.reason, err: error.message }, "store platform failed");
+  logger.warn({ ...context, ...failureMeasures(error) }, "store platform failed");
   return new AppError(error.reason, PLATFORM_DETAIL[error.reason], undefined, { cause: error });
 }
 
@@ -69,52 +90,114 @@ const CREDENTIAL_NAMES: Record<PlatformKind, string> = {
   prestashop: "webservice key",
 };
 
-/**
- * The merchant's explanation of a failed connection test. Made of fixed sentences, never of the
- * error's message: that holds what the platform answered (up to 500 characters of its body,
- * where a shop in debug mode prints its configuration) and the addresses the service resolved.
- */
-function explain(platform: PlatformKind, error: PlatformError): string {
-  const name = PLATFORM_NAMES[platform];
-  const credentials = CREDENTIAL_NAMES[platform];
-  const status = error.status === undefined ? "" : ` (HTTP ${error.status})`;
+type TestCause = NonNullable<PlatformConnectionTest["cause"]>;
+
+/** What failed, as a client explains it: the reason, told apart by the status and the outbound module. */
+function causeOf(error: PlatformError): TestCause {
   switch (error.reason) {
     case "platform-credentials-rejected":
-      return `${name} refused the credentials${status}: check the ${credentials}, and that they may read customers and write coupons.`;
+      return "unauthorized";
     case "platform-resource-not-found":
-      return error.status !== undefined && error.status < 400
-        ? `${name} answered with a redirect${status}, which is not followed: enter the shop's address exactly as it is served (https, with or without www).`
-        : `${name} has no API at this address${status}: check the shop's URL, and that its API is enabled.`;
+      return error.status !== undefined && error.status < 400 ? "redirect" : "not-found";
     case "platform-request-rejected":
-      return `${name} refused the request${status}: check the permissions of the ${credentials}.`;
+      return "request-rejected";
     case "platform-unavailable":
-      if (error.status !== undefined) {
-        return `${name} answered with an error of its own${status}: the shop may be down or busy; try again in a moment.`;
+      if (error.status !== undefined) return "http-error";
+      switch (error.cause instanceof OutboundError ? error.cause.failure : undefined) {
+        case "timeout":
+          return "timeout";
+        case "private-address":
+          return "private-address";
+        case "unreachable":
+          return "unreachable";
+        case "interrupted":
+        case "too-large":
+          return "unreadable";
+        case undefined:
+          return "not-api";
       }
-      return unreachable(name, error);
   }
 }
 
-/** Why a platform gave no answer, as the outbound module tells it. */
-function unreachable(name: string, error: PlatformError): string {
-  switch (error.cause instanceof OutboundError ? error.cause.failure : undefined) {
+/**
+ * The merchant's explanation of a failed connection test, in English (the back-office writes
+ * its own from the cause). Made of fixed sentences, never of the error's message: that holds
+ * what the platform answered (up to 500 characters of its body, where a shop in debug mode
+ * prints its configuration) and the addresses the service resolved.
+ */
+function explain(platform: PlatformKind, cause: TestCause, httpStatus: number | null): string {
+  const name = PLATFORM_NAMES[platform];
+  const credentials = CREDENTIAL_NAMES[platform];
+  const status = httpStatus === null ? "" : ` (HTTP ${httpStatus})`;
+  switch (cause) {
+    case "unauthorized":
+      return `${name} refused the credentials${status}: check the ${credentials}, and that they may read customers and write coupons.`;
+    case "redirect":
+      return `${name} answered with a redirect${status}, which is not followed: enter the shop's address exactly as it is served (https, with or without www).`;
+    case "not-found":
+      return `${name} has no API at this address${status}: check the shop's URL, and that its API is enabled.`;
+    case "request-rejected":
+      return `${name} refused the request${status}: check the permissions of the ${credentials}.`;
+    case "http-error":
+      return `${name} answered with an error of its own${status}: the shop may be down or busy; try again in a moment.`;
     case "timeout":
       return `${name} did not answer in time: check that the shop is online, then try again.`;
     case "private-address":
       return "The shop's address leads to a private network, which this service does not connect to: enter the shop's public address.";
     case "unreachable":
       return `${name} could not be reached at this address: check the shop's URL.`;
-    case "interrupted":
-    case "too-large":
+    case "unreadable":
       return `${name} sent an answer that could not be read: check that the URL is the shop's own address.`;
-    case undefined:
+    case "not-api":
       return `${name} answered something other than its API: check that the URL is the shop's own address.`;
   }
+}
+
+/**
+ * The system's code for why a connection failed (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED):
+ * a name Node gives, never text the platform sent, unlike the errors' messages.
+ */
+function systemCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    const { code } = cause as { code?: unknown };
+    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{0,63}$/.test(code)) return code;
+    cause = cause.cause;
+  }
+  return undefined;
 }
 
 /** Binds the credentials' ciphertext to their store: copied to another store, they do not decrypt. */
 function sealContext(storeId: number): string {
   return `platform_credentials:${storeId}`;
+}
+
+/**
+ * The stored connection as a read starts to show it, and what decides whether a write keeps its
+ * secrets.
+ */
+function summaryOf(stored: StoredConnection) {
+  return {
+    platform: stored.platform,
+    url: stored.url,
+    hasCredentials: stored.sealedCredentials !== null,
+  };
+}
+
+/**
+ * The write, each secret it left out taken from the stored connection (of the same platform
+ * and URL); every other setting is the write's, its defaults included.
+ */
+function withStoredSecrets(
+  written: z.output<typeof platformConnectionWriteSchema>,
+  stored: PlatformConnection,
+): PlatformConnection {
+  const merged: Record<string, unknown> = { ...written };
+  for (const field of PLATFORM_SECRET_FIELDS) {
+    if (merged[field] === undefined && field in stored) {
+      merged[field] = (stored as Record<string, unknown>)[field];
+    }
+  }
+  return platformConnectionSchema.parse(merged);
 }
 
 /** What a read of a connection may show: never the credentials. */
@@ -163,13 +246,24 @@ export class PlatformsService {
     };
   }
 
-  /** Validates and stores a connection; errors name the fields. */
+  /**
+   * Validates and stores a connection; errors name the fields. A secret left out keeps the
+   * stored one, only for the stored platform and URL (keepsStoredCredentials): a changed URL
+   * must not receive the stored secret, so anywhere else every secret is required.
+   */
   async connect(
     storeId: number,
-    input: PlatformConnectionInput,
+    input: PlatformConnectionWriteInput,
     { allowPrivateUrls = false, db = this.pool }: ConnectOptions = {},
   ): Promise<ConnectionSummary> {
-    const connection = parseRequest(platformConnectionSchema, input, "body");
+    const stored = await findConnection(db, storeId);
+    const kept =
+      stored?.sealedCredentials && keepsStoredCredentials(summaryOf(stored), input)
+        ? this.unseal(storeId, stored.sealedCredentials)
+        : undefined;
+    const connection = kept
+      ? withStoredSecrets(parseRequest(platformConnectionWriteSchema, input, "body"), kept)
+      : parseRequest(platformConnectionSchema, input, "body");
     const { platform, ...rest } = connection;
     const url = "url" in rest ? rest.url : null;
     if (url !== null && !allowPrivateUrls) refusePrivateHost(url);
@@ -184,14 +278,19 @@ export class PlatformsService {
     return { platform, url };
   }
 
-  /** The store's platform and URL, and whether credentials are stored (never what they are). */
+  /**
+   * The store's platform and URL, whether credentials are stored (never what they are), and the
+   * settings sealed with them.
+   */
   async connection(storeId: number): Promise<PlatformConnectionSummary> {
     const stored = await findConnection(this.pool, storeId);
     if (!stored) throw new AppError("not-found", `No store has the id ${storeId}.`);
     return {
-      platform: stored.platform,
-      url: stored.url,
-      hasCredentials: stored.sealedCredentials !== null,
+      ...summaryOf(stored),
+      // Parsed, not only checked: the settings schema has no secret field, so they are dropped.
+      settings: stored.sealedCredentials
+        ? platformSettingsSchema.parse(this.unseal(storeId, stored.sealedCredentials))
+        : null,
     };
   }
 
@@ -214,18 +313,30 @@ export class PlatformsService {
       failure = error;
     }
     const durationMs = Math.round(performance.now() - started);
-    if (failure) {
-      // What the platform said, for the operator; the merchant reads a fixed explanation.
-      logger.info(
-        { storeId: store.id, reason: failure.reason, err: failure.message },
-        "platform connection test failed",
-      );
+    if (!failure) {
+      return {
+        platform: adapter.kind,
+        ok: true,
+        reason: null,
+        cause: null,
+        httpStatus: null,
+        message: null,
+        durationMs,
+      };
     }
+    const cause = causeOf(failure);
+    const httpStatus = failure.status ?? null;
+    logger.info(
+      { storeId: store.id, platform: adapter.kind, cause, durationMs, ...failureMeasures(failure) },
+      "platform connection test failed",
+    );
     return {
       platform: adapter.kind,
-      ok: failure === undefined,
-      reason: failure?.reason ?? null,
-      message: failure ? explain(adapter.kind, failure) : null,
+      ok: false,
+      reason: failure.reason,
+      cause,
+      httpStatus,
+      message: explain(adapter.kind, cause, httpStatus),
       durationMs,
     };
   }
@@ -237,6 +348,16 @@ export class PlatformsService {
     return cached.value;
   }
 
+  /**
+   * The stored connection, decrypted: for the adapter, a write's kept secrets and the settings
+   * read back (never as it is).
+   */
+  private unseal(storeId: number, sealed: Buffer): PlatformConnection {
+    return platformConnectionSchema.parse(
+      JSON.parse(this.secrets.decrypt(sealed, sealContext(storeId))),
+    );
+  }
+
   /** Builds the adapter of the store's connection, with its decrypted credentials. */
   private async connectTo(storeId: number): Promise<PlatformAdapter> {
     const stored = await findConnection(this.pool, storeId);
@@ -245,9 +366,7 @@ export class PlatformsService {
     if (!stored.sealedCredentials) {
       throw new Error(`store ${storeId} runs on ${stored.platform} but has no credentials`);
     }
-    const connection = platformConnectionSchema.parse(
-      JSON.parse(this.secrets.decrypt(stored.sealedCredentials, sealContext(storeId))),
-    );
+    const connection = this.unseal(storeId, stored.sealedCredentials);
     switch (connection.platform) {
       case "woocommerce":
         return new WooCommercePlatform(connection, this.http);

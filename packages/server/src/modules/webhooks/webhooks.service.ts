@@ -5,7 +5,6 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   type CreateWebhookEndpointRequest,
   type EventType,
-  type ValidationIssue,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { Logger } from "pino";
@@ -14,10 +13,10 @@ import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { AppError } from "../../http/app-error.js";
 import { type Outbound, OutboundError } from "../../http/outbound.js";
+import { pageFetchSize, paged, pageStart, type PageRequest } from "../../http/paging.js";
 import { refusePrivateHost } from "../../http/private-hosts.js";
-import { describeIssues, parseRequest } from "../../http/validate.js";
+import { parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
-import { decodeCursor, encodeCursor } from "../customers/customers.service.js";
 import {
   findDelivery,
   listDeliveries,
@@ -56,10 +55,8 @@ const createWebhookEndpointInputSchema = createWebhookEndpointRequestSchema.tran
 export type DeliveryOutcome = "delivered" | "retry-scheduled" | "failed" | "skipped";
 
 /** A page of an endpoint's delivery log, as the shared query schema parsed it. */
-export interface DeliveriesPageRequest {
+export interface DeliveriesPageRequest extends PageRequest {
   status?: DeliveryStatus | undefined;
-  limit: number;
-  cursor?: string | undefined;
 }
 
 /**
@@ -96,18 +93,6 @@ export function withoutUrlSecrets(message: string): string {
 function shown(delivery: DeliveryRow): DeliveryRow {
   const { lastError } = delivery;
   return { ...delivery, lastError: lastError === null ? null : withoutUrlSecrets(lastError) };
-}
-
-function invalidCursor(): AppError {
-  const issues: ValidationIssue[] = [
-    {
-      location: "query",
-      pointer: "/cursor",
-      message: "must be the nextCursor of a previous page",
-      code: "invalid_cursor",
-    },
-  ];
-  return new AppError("validation-failed", describeIssues(issues), issues);
 }
 
 /** Binds an endpoint secret's ciphertext to its store: moved to another store, it does not decrypt. */
@@ -197,20 +182,15 @@ export class WebhooksService {
     endpointId: number,
     page: DeliveriesPageRequest,
   ): Promise<{ deliveries: DeliveryRow[]; nextCursor: string | null }> {
-    const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
-    if (beforeId === undefined) throw invalidCursor();
+    const beforeId = pageStart(page.cursor);
     await this.#endpoint(storeId, endpointId);
     const fetched = await listDeliveries(this.pool, endpointId, {
       status: page.status ?? null,
       beforeId,
-      limit: page.limit + 1,
+      limit: pageFetchSize(page.limit),
     });
-    const deliveries = fetched.slice(0, page.limit).map(shown);
-    const last = deliveries.at(-1);
-    return {
-      deliveries,
-      nextCursor: last && fetched.length > page.limit ? encodeCursor(last.id) : null,
-    };
+    const { items, nextCursor } = paged(fetched, page.limit);
+    return { deliveries: items.map(shown), nextCursor };
   }
 
   /**

@@ -6,8 +6,8 @@ import type { StoreRow } from "../stores/stores.repository.js";
 import type { WidgetConfigs } from "./widgets.defaults.js";
 
 /**
- * Back-office: widget configurations. A save answers once every process forgot the one it
- * served, so that the storefront read that follows, on any server, paints the new one.
+ * Back-office: widget configurations. A save or a reset answers once every process forgot the
+ * one it served, so that the storefront read that follows, on any server, paints the new one.
  */
 export function widgetsAdminRoutes(context: AppContext): Router {
   const { widgets } = context.services;
@@ -21,6 +21,11 @@ export function widgetsAdminRoutes(context: AppContext): Router {
     await widgets.save(store.id, kind, config);
     return view(store, kind);
   };
+  // Answers with the default now served, whether or not a configuration was saved.
+  const reset = async <K extends WidgetKind>(store: StoreRow, kind: K) => {
+    await widgets.reset(store.id, kind);
+    return view(store, kind);
+  };
   const propagates = { propagates: true };
 
   adminRoute(router, context, ADMIN_OPERATIONS.getCartWidgetConfiguration, ({ store }) =>
@@ -31,6 +36,13 @@ export function widgetsAdminRoutes(context: AppContext): Router {
     context,
     ADMIN_OPERATIONS.setCartWidgetConfiguration,
     ({ store, body }) => save(store, "cart", body),
+    propagates,
+  );
+  adminRoute(
+    router,
+    context,
+    ADMIN_OPERATIONS.resetCartWidgetConfiguration,
+    ({ store }) => reset(store, "cart"),
     propagates,
   );
   adminRoute(router, context, ADMIN_OPERATIONS.getProductPointsWidgetConfiguration, ({ store }) =>
@@ -46,6 +58,13 @@ export function widgetsAdminRoutes(context: AppContext): Router {
   adminRoute(
     router,
     context,
+    ADMIN_OPERATIONS.resetProductPointsWidgetConfiguration,
+    ({ store }) => reset(store, "product-points"),
+    propagates,
+  );
+  adminRoute(
+    router,
+    context,
     ADMIN_OPERATIONS.getProgramPresentationWidgetConfiguration,
     ({ store }) => view(store, "program-presentation"),
   );
@@ -54,6 +73,13 @@ export function widgetsAdminRoutes(context: AppContext): Router {
     context,
     ADMIN_OPERATIONS.setProgramPresentationWidgetConfiguration,
     ({ store, body }) => save(store, "program-presentation", body),
+    propagates,
+  );
+  adminRoute(
+    router,
+    context,
+    ADMIN_OPERATIONS.resetProgramPresentationWidgetConfiguration,
+    ({ store }) => reset(store, "program-presentation"),
     propagates,
   );
   return router;

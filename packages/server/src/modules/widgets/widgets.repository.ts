@@ -33,3 +33,15 @@ export async function saveWidgetConfiguration(
     [storeId, kind, JSON.stringify(config)],
   );
 }
+
+/** Forgets the configuration the back-office saved for this widget; none saved is no error. */
+export async function deleteWidgetConfiguration(
+  db: Queryable,
+  storeId: number,
+  kind: WidgetKind,
+): Promise<void> {
+  await db.query(`DELETE FROM widget_configurations WHERE store_id = $1 AND kind = $2`, [
+    storeId,
+    kind,
+  ]);
+}

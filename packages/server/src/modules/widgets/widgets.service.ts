@@ -17,7 +17,11 @@ import type {
   StorefrontSection,
 } from "../storefront/storefront.cache.js";
 import { defaultWidgetConfig, type WidgetConfigs } from "./widgets.defaults.js";
-import { findWidgetConfiguration, saveWidgetConfiguration } from "./widgets.repository.js";
+import {
+  deleteWidgetConfiguration,
+  findWidgetConfiguration,
+  saveWidgetConfiguration,
+} from "./widgets.repository.js";
 
 /**
  * What a store may write in a banner: text formatting and links, nothing that runs or loads.
@@ -121,6 +125,14 @@ export class WidgetsService {
     const valid = parseRequest(widgetConfigSchemas[kind], config, "body") as WidgetConfigs[K];
     await saveWidgetConfiguration(db, storeId, kind, valid);
     return valid;
+  }
+
+  /**
+   * Deletes a widget's saved configuration: the default, in the store's language (which it
+   * follows from then on), applies again. Nothing saved is no error.
+   */
+  async reset(storeId: number, kind: WidgetKind): Promise<void> {
+    await deleteWidgetConfiguration(this.pool, storeId, kind);
   }
 
   /**
