@@ -146,6 +146,37 @@ describe("the customers list", () => {
     expect(queryOf(requestsTo(searchPath).at(-1)!)).toEqual({ query: "sam" });
   });
 
+  test("while a search runs, the previous results stay readable and marked busy", async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    serve(
+      http.get(searchPath, async ({ request }) => {
+        if (queryOf(request)["query"] !== "sam") return searchResponse([JANE, SAM]);
+        await answered;
+        return searchResponse([SAM]);
+      }),
+    );
+    await startApp(customersUrl, signedIn);
+    await expect.element(page.getByRole("link", { name: "Jane Doe" })).toBeVisible();
+
+    await userEvent.click(page.getByLabelText("Customer id or email"));
+    await userEvent.keyboard("sam{Enter}");
+    await expect.poll(() => requestsTo(searchPath).length).toBe(2);
+    const busy = page
+      .getByRole("listitem")
+      .filter({ hasText: "Jane Doe" })
+      .element()
+      .closest("bo-state-view");
+    expect(busy?.getAttribute("aria-busy")).toBe("true");
+    // Still there, and as readable as before (no fading that would fail the contrast).
+    await expect.element(page.getByRole("link", { name: "Jane Doe" })).toBeVisible();
+    await expectNoAxeViolations();
+
+    answer();
+    await expect.element(page.getByRole("link", { name: "Jane Doe" })).not.toBeInTheDocument();
+    expect(busy?.getAttribute("aria-busy")).toBe("false");
+  });
+
   test("Enter searches at once, and the Search button too", async () => {
     serve(http.get(searchPath, () => searchResponse([JANE])));
     await startApp(customersUrl, signedIn);
@@ -477,6 +508,54 @@ describe("a customer's page", () => {
       .toHaveTextContent(/Adjustment by hand\s*Note: Goodwill.*-150\s*490/);
     await expect.element(points).toHaveValue(null);
     await expectNoAxeViolations();
+  });
+
+  test("an adjustment answered after the admin moved on changes only its own customer", async () => {
+    serveCustomer();
+    const samPath = `/admin/stores/${STORE.id}/customers/1002`;
+    serve(
+      http.get(searchPath, () => searchResponse([JANE, SAM])),
+      http.get(samPath, () =>
+        HttpResponse.json({ ...example("getAdminCustomer"), ...SAM, externalId: 1002 }),
+      ),
+      http.get(`${samPath}/transactions`, () =>
+        HttpResponse.json({ transactions: [], nextCursor: null }),
+      ),
+    );
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    serve(
+      http.post(`${customerPath}/adjustments`, async () => {
+        await answered;
+        return HttpResponse.json(
+          {
+            transaction: { ...HISTORY[0]!, id: 9010, kind: "manual_adjustment", points: 100 },
+            balance: 740,
+          },
+          { status: 201 },
+        );
+      }),
+    );
+    // Sam's page, the list, then Jane's.
+    await startApp(customerUrl(1002), signedIn);
+    await expect.element(page.getByRole("heading", { level: 1, name: "Sam Lee" })).toBeVisible();
+    await userEvent.click(page.getByRole("link", { name: "All customers" }));
+    await userEvent.click(page.getByRole("link", { name: "Jane Doe" }));
+    await userEvent.fill(page.getByRole("spinbutton", { name: "Points" }), "100");
+    await userEvent.fill(page.getByRole("textbox", { name: "Reason" }), "Goodwill");
+    await userEvent.click(page.getByRole("button", { name: "Adjust the points" }));
+    await expect.poll(() => requestsTo(`${customerPath}/adjustments`).length).toBe(1);
+
+    // Two steps back (the Back button's menu), to Sam's page, before the answer.
+    history.go(-2);
+    await expect.element(page.getByRole("heading", { level: 1, name: "Sam Lee" })).toBeVisible();
+    const balance = page.getByRole("region", { name: "Balance" });
+    await expect.element(balance).toHaveTextContent("-40 points");
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.element(balance).toHaveTextContent("-40 points");
+    expect(page.getByText(/Saved: \+100 points/).elements()).toHaveLength(0);
+    await expect.element(page.getByRole("button", { name: "Adjust the points" })).toBeEnabled();
   });
 
   test("the server's refusal of a field shows next to it", async () => {

@@ -13,7 +13,7 @@ import {
 import { startApp, useApp } from "./support/app.js";
 import { expectNoAxeViolations } from "./support/axe.js";
 import { focused } from "./support/dom.js";
-import { STORE, example } from "./support/fixtures.js";
+import { OTHER_STORE, STORE, example } from "./support/fixtures.js";
 import { nextPaint, recordLayoutShifts } from "./support/layout-shift.js";
 
 useApiMock();
@@ -154,9 +154,7 @@ describe("the platform connection", () => {
     const key = page.getByLabelText("Consumer key");
     await expect.element(key).toHaveValue("");
     await expect.element(key).toHaveAttribute("type", "password");
-    await expect
-      .element(key)
-      .toHaveAccessibleDescription("Stored, never shown. Type it again to save a change.");
+    await expect.element(key).toHaveAccessibleDescription("Leave blank to keep the stored key.");
     await expect.element(platformUrl()).toHaveValue("https://shop.example");
     await expect.element(page.getByLabelText("Admin API access token")).not.toBeInTheDocument();
   });
@@ -166,7 +164,12 @@ describe("the platform connection", () => {
     serve(
       http.put(paths.platform, async ({ request }) => {
         const body = (await request.json()) as { platform: string; url: string };
-        return HttpResponse.json({ platform: body.platform, url: body.url, hasCredentials: true });
+        return HttpResponse.json({
+          platform: body.platform,
+          url: body.url,
+          hasCredentials: true,
+          settings: { platform: body.platform },
+        });
       }),
     );
     await open();
@@ -248,6 +251,8 @@ describe("the platform connection", () => {
           platform: "woocommerce",
           ok: true,
           reason: null,
+          cause: null,
+          httpStatus: null,
           message: null,
           durationMs: 95,
         }),
@@ -260,7 +265,7 @@ describe("the platform connection", () => {
     await expect
       .element(result)
       .toHaveTextContent(
-        "The platform refused the credentials. The platform refused the credentials (HTTP 401). The platform answered in 182 ms.",
+        "The platform refused the credentials. WooCommerce refused the credentials (HTTP 401): check the consumer key and consumer secret, and that they may read customers and write coupons. The platform answered in 182 ms.",
       );
     await expectNoAxeViolations();
     await userEvent.click(button);
@@ -437,6 +442,26 @@ describe("the API keys", () => {
 
     await userEvent.click(created.getByRole("button", { name: "Copy the key" }));
     expect(await navigator.clipboard.readText()).toBe(example("createApiKey").key);
+  });
+
+  test("a key shown once stays with its store: switching stores does not show it", async () => {
+    serveIntegrations();
+    serve(http.post(paths.keys, () => HttpResponse.json(example("createApiKey"), { status: 201 })));
+    await startApp(screenUrl, { signedIn: { storeId: null } });
+    await userEvent.fill(page.getByRole("textbox", { name: "Label" }), "Production");
+    await userEvent.keyboard("{Enter}");
+    const key = example("createApiKey").key;
+    await expect.element(section("API keys")).toHaveTextContent(key);
+
+    await userEvent.selectOptions(
+      page.getByLabelText("Store", { exact: true }),
+      String(OTHER_STORE.id),
+    );
+    await userEvent.click(page.getByRole("button", { name: "Open", exact: true }));
+    await expect.element(page.getByRole("banner")).toHaveTextContent(OTHER_STORE.name);
+    await expect.element(section("API keys").getByText("Before rotation")).toBeVisible();
+    expect(document.body.innerText).not.toContain(key);
+    expect(page.getByRole("group", { name: /created/ }).elements()).toHaveLength(0);
   });
 
   test("revokes a key after a confirmation that names it", async () => {

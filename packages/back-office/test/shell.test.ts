@@ -80,7 +80,13 @@ describe("the shell", () => {
     await startApp(storeUrl("rewards"), { signedIn: { storeId: null } });
     const switcher = page.getByLabelText("Store", { exact: true });
     await expect.element(switcher).toHaveValue(String(STORE.id));
+    // Choosing goes nowhere by itself: the arrow keys of a closed list choose too.
+    (switcher.element() as HTMLElement).focus();
+    await userEvent.keyboard("{ArrowDown}");
     await userEvent.selectOptions(switcher, String(OTHER_STORE.id));
+    expect(location.pathname).toBe(`/back-office/stores/${STORE.id}/rewards`);
+    expect(focused()).toBe(switcher.element());
+    await userEvent.click(page.getByRole("button", { name: "Open", exact: true }));
     await expect.element(page.getByRole("banner")).toHaveTextContent(OTHER_STORE.name);
     expect(location.pathname).toBe(`/back-office/stores/${OTHER_STORE.id}/rewards`);
     await expectNoAxeViolations();

@@ -3,6 +3,7 @@ import type { WidgetKind } from "@loyalty/shared-types";
 import { afterEach, describe, expect, test } from "vitest";
 import { page, userEvent } from "vitest/browser";
 import { changeLocale } from "../src/i18n/locale.js";
+import { session } from "../src/api/session.js";
 import {
   HttpResponse,
   held,
@@ -16,7 +17,7 @@ import {
 import { startApp, useApp } from "./support/app.js";
 import { expectNoAxeViolations } from "./support/axe.js";
 import { focused } from "./support/dom.js";
-import { STORE, example } from "./support/fixtures.js";
+import { OTHER_STORE, STORE, example } from "./support/fixtures.js";
 import { recordLayoutShifts } from "./support/layout-shift.js";
 
 useApiMock();
@@ -85,6 +86,22 @@ function previewText(tag: string): string {
 
 const puts = (kind: WidgetKind) =>
   requestsTo(admin(kind)).filter((request) => request.method === "PUT");
+
+const deletes = (kind: WidgetKind) =>
+  requestsTo(admin(kind)).filter((request) => request.method === "DELETE");
+
+/** What a reset of the product points answers: the default, other than the saved one. */
+const PRODUCT_POINTS_DEFAULT = {
+  kind: "product-points",
+  isDefault: true,
+  updatedAt: null,
+  config: {
+    ...example("getProductPointsWidgetConfiguration").config,
+    template: "+{points} points",
+  },
+} as const;
+
+const restoreButton = () => page.getByRole("button", { name: "Restore the default" });
 
 const tab = (name: string) => page.getByRole("tab", { name });
 
@@ -298,6 +315,68 @@ describe("the widgets screen", () => {
     expect(location.pathname).toBe(`/back-office/stores/${STORE.id}/rewards`);
   });
 
+  test("Back, the store switcher and sign-out ask too; Keep editing stays with the draft", async () => {
+    serveConfigurations();
+    // A service admin, who has the store switcher; the screen was reached from the overview.
+    await startApp(`/back-office/stores/${STORE.id}/overview`, { signedIn: { storeId: null } });
+    await userEvent.click(page.getByRole("navigation").getByRole("link", { name: "Widgets" }));
+    await userEvent.fill(templateField(), "Draft {points}");
+    const dialog = page.getByRole("dialog", { name: "Discard your changes?" });
+    const keepEditing = async () => {
+      await expect.element(dialog).toBeVisible();
+      await userEvent.click(dialog.getByRole("button", { name: "Keep editing" }));
+      await expect.element(dialog).not.toBeInTheDocument();
+      expect(location.pathname).toBe(SCREEN_URL);
+      await expect.element(templateField()).toHaveValue("Draft {points}");
+    };
+
+    // The browser's Back button: the screen stays until the admin chooses.
+    history.back();
+    await keepEditing();
+
+    const switcher = page.getByLabelText("Store", { exact: true });
+    await userEvent.selectOptions(switcher, String(OTHER_STORE.id));
+    await userEvent.click(page.getByRole("button", { name: "Open", exact: true }));
+    await keepEditing();
+    await expect.element(switcher).toHaveValue(String(STORE.id));
+
+    await userEvent.click(page.getByRole("button", { name: "Sign out" }));
+    await keepEditing();
+    expect(session.current).toBeDefined();
+
+    // Back again, and this time the changes go: the overview it came from.
+    history.back();
+    await expect.element(dialog).toBeVisible();
+    await userEvent.click(dialog.getByRole("button", { name: "Discard changes" }));
+    await expect.element(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+    expect(location.pathname).toBe(`/back-office/stores/${STORE.id}/overview`);
+    expect(puts("product-points")).toHaveLength(0);
+  });
+
+  test("a sample earning no points says why the product widget shows nothing", async () => {
+    serveConfigurations();
+    // A store without a default rule: the sample product earns nothing.
+    serve(
+      http.get("/point/product-points/calculate", () =>
+        HttpResponse.json({ points: 0, type: null, id: null }),
+      ),
+      http.get(`/admin/stores/${STORE.id}/points-preview`, () =>
+        HttpResponse.json({ ...example("previewProductPoints"), points: 0, linePoints: 0 }),
+      ),
+    );
+    await startApp(SCREEN_URL, signedIn);
+    const note = page.getByText(/Your rules give this product no points/);
+    await expect.element(note).toBeVisible();
+    await expect
+      .element(page.getByRole("link", { name: "Set the earning rules" }))
+      .toHaveAttribute("href", `/back-office/stores/${STORE.id}/programme`);
+    await expectNoAxeViolations();
+
+    // Shown at zero, the widget explains itself: the note goes.
+    await userEvent.click(page.getByLabelText("Hide it when the product earns no points"));
+    await expect.element(note).not.toBeInTheDocument();
+  });
+
   test("a configuration never published says it uses the default texts", async () => {
     serveConfigurations();
     serve(
@@ -312,6 +391,106 @@ describe("the widgets screen", () => {
     await startApp(SCREEN_URL, signedIn);
     await expect.element(page.getByText("Using the default texts in English.")).toBeVisible();
     await expect.element(page.getByText("Never published.")).toBeVisible();
+    // Nothing to restore: the default is what the storefront shows.
+    await expect.element(restoreButton()).not.toBeInTheDocument();
+  });
+
+  test("Restore the default, with the keyboard: confirmed, the saved configuration is deleted and the form and preview show the default", async () => {
+    serveConfigurations();
+    serve(http.delete(admin("product-points"), () => HttpResponse.json(PRODUCT_POINTS_DEFAULT)));
+    await startApp(SCREEN_URL, signedIn);
+    await expect.element(templateField()).toHaveValue("Earn {points} points with this product");
+    await expect
+      .poll(() => previewText("loyalty-product-points"))
+      .toBe("Earn 49 points with this product");
+
+    (restoreButton().element() as HTMLElement).focus();
+    await userEvent.keyboard("{Enter}");
+    const dialog = page.getByRole("dialog", { name: "Restore the default Product points widget?" });
+    await expect.element(dialog).toBeVisible();
+    await expect
+      .element(dialog)
+      .toHaveAccessibleDescription(
+        "The Product points widget shows the default texts in English on your store at once. The configuration you published is deleted.",
+      );
+    await expectNoAxeViolations();
+    // The focus starts on Cancel: Tab reaches the confirming button.
+    await userEvent.keyboard("{Tab}");
+    await expect
+      .poll(focused)
+      .toBe(dialog.getByRole("button", { name: "Restore the default" }).element());
+    await userEvent.keyboard("{Enter}");
+
+    await expect.element(templateField()).toHaveValue("+{points} points");
+    await expect.poll(() => previewText("loyalty-product-points")).toBe("+49 points");
+    expect(deletes("product-points")).toHaveLength(1);
+    expect(puts("product-points")).toHaveLength(0);
+    await expect.element(page.getByText("Using the default texts in English.")).toBeVisible();
+    await expect.element(page.getByText("Never published.")).toBeVisible();
+    await expect.element(restoreButton()).not.toBeInTheDocument();
+    await expect
+      .element(
+        page
+          .getByRole("status")
+          .getByText(
+            "Default restored: the Product points widget shows the default texts in English.",
+          ),
+      )
+      .toBeInTheDocument();
+    // Its button gone, the focus is on what the widget uses now.
+    await expect.poll(() => (focused() as HTMLElement | null)?.id).toBe("widget-state");
+    await expectNoAxeViolations();
+  });
+
+  test("Restore the default, cancelled, sends nothing and keeps unpublished changes", async () => {
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    await userEvent.fill(templateField(), "Draft {points}");
+    await userEvent.click(restoreButton());
+    const dialog = page.getByRole("dialog", { name: "Restore the default Product points widget?" });
+    await expect
+      .element(dialog)
+      .toHaveAccessibleDescription(/Your unpublished changes are lost too\.$/);
+    await userEvent.click(dialog.getByRole("button", { name: "Cancel" }));
+    await expect.element(dialog).not.toBeInTheDocument();
+    await expect.poll(focused).toBe(restoreButton().element());
+    await expect.element(templateField()).toHaveValue("Draft {points}");
+    expect(deletes("product-points")).toHaveLength(0);
+  });
+
+  test("Restore the default is busy while the server works, and its failure shows like the others", async () => {
+    const response = held();
+    serveConfigurations();
+    serve(
+      http.delete(admin("product-points"), async () => {
+        await response.wait();
+        return problemResponse("internal-server-error", "Boom.");
+      }),
+    );
+    await startApp(SCREEN_URL, signedIn);
+    await expect.element(templateField()).toBeVisible();
+    await userEvent.click(restoreButton());
+    await userEvent.click(
+      page.getByRole("dialog").getByRole("button", { name: "Restore the default" }),
+    );
+    const busy = page.getByRole("button", { name: "Restoring the default…" });
+    await expect.element(busy).toHaveAttribute("aria-disabled", "true");
+    await expect.element(busy).toHaveAttribute("aria-busy", "true");
+    await expect
+      .element(page.getByRole("button", { name: "Publish" }))
+      .toHaveAttribute("aria-disabled", "true");
+    // A second click while it runs asks nothing and sends nothing.
+    (busy.element() as HTMLElement).click();
+    await expect.element(page.getByRole("dialog")).not.toBeInTheDocument();
+
+    response.release();
+    const alert = page.getByRole("alert");
+    await expect.element(alert).toHaveTextContent("The server failed. Try again in a moment.");
+    await expect.poll(focused).toBe(alert.element());
+    await expect.element(restoreButton()).toHaveAttribute("aria-busy", "false");
+    await expect.element(templateField()).toHaveValue("Earn {points} points with this product");
+    expect(deletes("product-points")).toHaveLength(1);
+    await expectNoAxeViolations();
   });
 
   test("the cart: a visitor's cart of two lines, and a turned-off widget says so", async () => {
@@ -489,5 +668,25 @@ describe("the widgets screen", () => {
     await expect.element(page.getByText("Textes par défaut, en anglais.")).toBeVisible();
     await expect.element(page.getByRole("button", { name: "Publier" })).toBeVisible();
     await expectNoAxeViolations();
+  });
+
+  test("Restore the default, in French", async () => {
+    await changeLocale("fr");
+    serveConfigurations();
+    await startApp(SCREEN_URL, signedIn);
+    await userEvent.click(
+      page.getByRole("button", { name: "Restaurer la configuration par défaut" }),
+    );
+    const dialog = page.getByRole("dialog", {
+      name: "Restaurer la configuration par défaut du widget Points produit ?",
+    });
+    await expect
+      .element(dialog)
+      .toHaveAccessibleDescription(
+        "Le widget Points produit affiche aussitôt les textes par défaut en anglais sur votre boutique. La configuration que vous avez publiée est supprimée.",
+      );
+    await expectNoAxeViolations();
+    await userEvent.keyboard("{Escape}");
+    expect(deletes("product-points")).toHaveLength(0);
   });
 });

@@ -121,6 +121,26 @@ describe("api.call", () => {
     expect(session.endReason).toBe("expired");
   });
 
+  test("a late 401 to the previous session's request leaves the new session alone", async () => {
+    signIn();
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    serve(
+      http.get("/admin/stores", async () => {
+        await answered;
+        return problemResponse("unauthorized", "Token revoked.");
+      }),
+    );
+    const late = rejection(api.call("listStores"));
+    await expect.poll(() => requestsTo("/admin/stores").length).toBe(1);
+    // Signed out and in again (another token) while the request was on its way.
+    session.end("signed-out");
+    session.start({ ...tokenResponse({ storeId: 42 }), accessToken: "the-new-token" });
+    answer();
+    expect(await late).toMatchObject({ status: 401 });
+    expect(session.current?.accessToken).toBe("the-new-token");
+  });
+
   test("sends nothing once the token has expired", async () => {
     session.start(tokenResponse({ storeId: 42, seconds: -1 }));
     const error = await rejection(api.call("listStores"));

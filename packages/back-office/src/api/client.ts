@@ -124,8 +124,8 @@ export class ApiClient {
       accept: "application/json, application/problem+json",
       [REVISION_HEADER]: LATEST_REVISION,
     });
+    const token = bearer ? this.#session.accessToken() : undefined;
     if (bearer) {
-      const token = this.#session.accessToken();
       if (!token) throw unauthorized("The session has ended.");
       headers.set("authorization", `Bearer ${token}`);
     }
@@ -153,7 +153,7 @@ export class ApiClient {
 
     if (!response.ok) {
       const error = await errorFromResponse(response);
-      if (response.status === 401 && bearer) this.#session.end("expired");
+      if (response.status === 401 && token) this.#session.refused(token);
       throw error;
     }
     if (!operation.response || response.status === 204) return undefined as ResponseBody<N>;

@@ -96,6 +96,15 @@ export class SessionStore extends EventTarget {
     }
   }
 
+  /**
+   * The API refused `token` (a 401): the session ends as expired if that token is still its own.
+   * A late answer to a request of a previous session (signed out, then in again meanwhile)
+   * leaves the new one alone.
+   */
+  refused(token: string): void {
+    if (this.#current?.accessToken === token) this.end("expired");
+  }
+
   /** Ends the session (a second call changes nothing). */
   end(reason: SessionEndReason): void {
     clearTimeout(this.#timer);

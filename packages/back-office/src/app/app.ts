@@ -3,7 +3,7 @@ import { css, html, type TemplateResult } from "lit";
 import { session } from "../api/session.js";
 import { BoElement } from "../ui/element.js";
 import "../ui/live-region.js";
-import { BASE, navigate, storePath } from "./navigation.js";
+import { BASE, navigate, startNavigation, storePath } from "./navigation.js";
 import { STORE_SCREENS, type StoreScreenRoute } from "./routes.js";
 import { resetScreenFocus } from "./screen.js";
 
@@ -75,15 +75,20 @@ export class BoApp extends BoElement {
     void this.#router.goto(location.pathname);
   };
 
+  #stopNavigation?: () => void;
+
   override connectedCallback(): void {
     resetScreenFocus();
     session.restore();
     session.addEventListener("change", this.#onSessionChange);
+    // Before the router connects: the app's listeners run before its own.
+    this.#stopNavigation = startNavigation();
     super.connectedCallback();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    this.#stopNavigation?.();
     session.removeEventListener("change", this.#onSessionChange);
   }
 

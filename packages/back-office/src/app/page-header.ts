@@ -14,7 +14,7 @@ export function pageHeader({ signedIn }: { signedIn: boolean }) {
       <bo-language-select></bo-language-select>
       ${
         signedIn
-          ? html`<button class="button button--quiet" type="button" @click=${signOut}>
+          ? html`<button class="button button--quiet" type="button" @click=${() => void signOut()}>
               ${msg("Sign out")}
             </button>`
           : nothing

@@ -2,6 +2,7 @@ import { msg } from "@lit/localize";
 import { Task, TaskStatus } from "@lit/task";
 import type { AdminStore } from "@loyalty/shared-types";
 import { css, html, nothing, type PropertyValues } from "lit";
+import { keyed } from "lit/directives/keyed.js";
 import { html as staticHtml, unsafeStatic } from "lit/static-html.js";
 import { api } from "../api/client.js";
 import { session } from "../api/session.js";
@@ -10,7 +11,7 @@ import "../ui/language-select.js";
 import "../ui/state-view.js";
 import { taskView } from "../ui/state-view.js";
 import { base } from "../ui/styles.js";
-import { BASE, navigate, storePath } from "./navigation.js";
+import { BASE, leaveTo, storePath } from "./navigation.js";
 import { STORE_SCREENS, type StoreScreenRoute } from "./routes.js";
 import { signOut } from "./sign-out.js";
 
@@ -133,6 +134,9 @@ export class Shell extends BoElement {
         align-items: center;
         gap: 0.4rem 0.6rem;
         min-inline-size: 0;
+      }
+      .store-switcher .button {
+        min-block-size: 2.5rem;
       }
       .store-switcher select {
         min-block-size: 2.5rem;
@@ -265,7 +269,7 @@ export class Shell extends BoElement {
           <div class="controls">
             ${this.#renderStoreSwitcher()}
             <bo-language-select></bo-language-select>
-            <button class="button button--quiet" type="button" @click=${signOut}>
+            <button class="button button--quiet" type="button" @click=${() => void signOut()}>
               ${msg("Sign out")}
             </button>
           </div>
@@ -296,9 +300,11 @@ export class Shell extends BoElement {
   #renderStoreSwitcher() {
     const stores = this.#stores.value ?? [];
     if (session.current?.storeId !== null || stores.length < 2) return nothing;
-    return html`<div class="store-switcher">
+    // A form: choosing in the list goes nowhere until "Open" (arrow keys on a closed list
+    // change its value, and a change of context on input would move a keyboard user on).
+    return html`<form class="store-switcher" @submit=${this.#switchStore}>
       <label for="store-switcher">${msg("Store")}</label>
-      <select id="store-switcher" @change=${this.#switchStore}>
+      <select id="store-switcher" name="store">
         ${stores.map(
           (store) =>
             html`<option value=${store.id} ?selected=${store.id === this.storeId}>
@@ -306,8 +312,9 @@ export class Shell extends BoElement {
             </option>`,
         )}
       </select>
+      <button class="button" type="submit">${msg("Open")}</button>
       <a href=${BASE}>${msg("All stores")}</a>
-    </div>`;
+    </form>`;
   }
 
   #renderScreen() {
@@ -318,13 +325,24 @@ export class Shell extends BoElement {
         <p><a href=${BASE}>${msg("See your stores")}</a></p>`;
     }
     const tag = unsafeStatic(this.screen.tag);
-    return staticHtml`<${tag} .store=${store} .params=${this.params}></${tag}>`;
+    // One element per store and path (one customer's page, then another's): what a screen
+    // holds (a key shown once, an answer still on its way) never shows on another's.
+    return keyed(
+      `${store.id}${JSON.stringify(this.params)}`,
+      staticHtml`<${tag} .store=${store} .params=${this.params}></${tag}>`,
+    );
   }
 
-  #switchStore(event: Event) {
-    const storeId = (event.target as HTMLSelectElement).value;
+  async #switchStore(event: SubmitEvent) {
+    event.preventDefault();
+    const select = (event.currentTarget as HTMLFormElement).elements.namedItem(
+      "store",
+    ) as HTMLSelectElement;
+    if (select.value === String(this.storeId)) return;
     // The same section of the other store (a customer of one store is not in another).
-    navigate(storePath(storeId, this.screen.section));
+    const went = await leaveTo(storePath(select.value, this.screen.section));
+    // Kept on this store: the switcher says so again.
+    if (!went) select.value = String(this.storeId);
   }
 
   #skipToMain(event: Event) {

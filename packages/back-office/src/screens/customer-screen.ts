@@ -10,7 +10,9 @@ import { intlLocale } from "../i18n/locale.js";
 import { confirmAction } from "../ui/confirm-dialog.js";
 import { define } from "../ui/element.js";
 import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
+import { formText } from "../ui/form-data.js";
 import { fieldStyles, inputField } from "../ui/form-field.js";
+import { formProblem } from "../ui/form-problem.js";
 import { formatDate, formatDateTime, formatNumber, formatPoints } from "../ui/format.js";
 import { announce } from "../ui/live-region.js";
 import { loadMoreButton, PagedList } from "../ui/paged-list.js";
@@ -163,6 +165,7 @@ export class CustomerScreen extends StoreScreen {
     adjusted: { state: true },
     saving: { state: true },
     exporting: { state: true },
+    erasing: { state: true },
     dataError: { state: true },
   };
 
@@ -173,6 +176,7 @@ export class CustomerScreen extends StoreScreen {
   declare adjusted: { points: number; balance: number } | undefined;
   declare saving: boolean;
   declare exporting: boolean;
+  declare erasing: boolean;
   /** What the export or the erasure failed with. */
   declare dataError: unknown;
 
@@ -217,6 +221,7 @@ export class CustomerScreen extends StoreScreen {
     this.adjustErrors = NO_ERRORS;
     this.saving = false;
     this.exporting = false;
+    this.erasing = false;
   }
 
   get #externalId(): string {
@@ -389,9 +394,10 @@ export class CustomerScreen extends StoreScreen {
         <button
           class="button button--danger"
           type="button"
+          aria-disabled=${this.erasing ? "true" : "false"}
           @click=${() => void this.#erase(customer)}
         >
-          ${msg("Erase personal data…")}
+          ${this.erasing ? msg("Erasing…") : msg("Erase personal data…")}
         </button>
       </div>
     </section>`;
@@ -413,20 +419,7 @@ export class CustomerScreen extends StoreScreen {
             </p>`
           : nothing
       }
-      ${
-        errors.problem === undefined
-          ? nothing
-          : html`<div class="alert" role="alert">
-              ${problemMessage(errors.problem)}
-              ${
-                errors.otherIssues.length > 0
-                  ? html`<ul>
-                      ${errors.otherIssues.map((issue) => html`<li>${issue}</li>`)}
-                    </ul>`
-                  : nothing
-              }
-            </div>`
-      }
+      ${formProblem(errors)}
       <form novalidate @submit=${this.#adjust}>
         <div class="adjust__fields">
           ${inputField({
@@ -526,11 +519,7 @@ export class CustomerScreen extends StoreScreen {
     if (this.saving || !this.detail) return;
     const form = event.target as HTMLFormElement;
     const data = new FormData(form);
-    const text = (name: string) => {
-      const value = data.get(name);
-      return typeof value === "string" ? value : "";
-    };
-    const points = text("points").trim();
+    const points = formText(data, "points").trim();
     this.saving = true;
     this.adjusted = undefined;
     try {
@@ -539,7 +528,7 @@ export class CustomerScreen extends StoreScreen {
         // An empty field is no number: the schema says so next to it.
         body: {
           points: points === "" ? Number.NaN : Number(points),
-          reason: text("reason"),
+          reason: formText(data, "reason"),
         },
       });
       this.adjustErrors = NO_ERRORS;
@@ -582,6 +571,7 @@ export class CustomerScreen extends StoreScreen {
   }
 
   async #erase(customer: AdminCustomer): Promise<void> {
+    if (this.erasing) return;
     const id = String(customer.externalId);
     const who = [customerName(customer), customer.email].filter(Boolean).join(", ");
     const confirmed = await confirmAction({
@@ -593,8 +583,9 @@ export class CustomerScreen extends StoreScreen {
       destructive: true,
       typeToConfirm: { label: msg(str`Type the customer id, ${id}, to confirm`), value: id },
     });
-    if (!confirmed || !this.detail) return;
+    if (!confirmed || !this.detail || this.erasing) return;
     this.dataError = undefined;
+    this.erasing = true;
     try {
       const result = await api.call("eraseCustomer", {
         params: { storeId: this.store.id, externalId: id },
@@ -618,6 +609,8 @@ export class CustomerScreen extends StoreScreen {
       this.dataError = error;
       await this.updateComplete;
       this.renderRoot.querySelector<HTMLElement>("#data-error")?.focus();
+    } finally {
+      this.erasing = false;
     }
   }
 }

@@ -7,7 +7,8 @@ import { storePath } from "../app/navigation.js";
 import { StoreScreen } from "../app/screen.js";
 import { issueMessage } from "../ui/field-errors.js";
 import { define } from "../ui/element.js";
-import { fieldStyles } from "../ui/form-field.js";
+import { formText } from "../ui/form-data.js";
+import { fieldStyles, inputField } from "../ui/form-field.js";
 import { formatNumber, formatPoints } from "../ui/format.js";
 import { loadMoreButton, PagedList } from "../ui/paged-list.js";
 import "../ui/state-view.js";
@@ -20,7 +21,7 @@ const SEARCH_DELAY_MS = 300;
 const QUERY_PARAMETER = "q";
 
 /**
- * Customers: a search by customer id or by the start of an email (as the user types, or at
+ * Customers: a search by customer id or by the start of an email (digits find both; as the user types, or at
  * once with Enter or the Search button), kept in the URL so that a reload or the back button
  * finds it again. Without a search, the newest customers. Each opens the customer's page.
  */
@@ -47,9 +48,6 @@ export class CustomersScreen extends StoreScreen {
       }
       .results {
         --bo-state-view-min-size: 24rem;
-      }
-      .results[aria-busy="true"] ol {
-        opacity: 0.6;
       }
       ol {
         display: grid;
@@ -136,32 +134,19 @@ export class CustomersScreen extends StoreScreen {
         ${msg("Find a customer by id or email to see their balance and history.")}
       </p>
       <form class="search" role="search" novalidate @submit=${this.#submit}>
-        <div class="field ${queryError ? "field--invalid" : ""}">
-          <label class="field__label" for="search">${msg("Customer id or email")}</label>
-          <p class="field__hint" id="search-hint">
-            ${msg("An id finds that customer; an email finds those that start with it.")}
-          </p>
-          <input
-            class="field__control"
-            id="search"
-            name="query"
-            type="search"
-            autocomplete="off"
-            spellcheck="false"
-            maxlength="254"
-            value=${this.query}
-            aria-describedby=${queryError ? "search-hint search-error" : "search-hint"}
-            aria-invalid=${queryError ? "true" : "false"}
-            @input=${this.#typed}
-          />
-          ${
-            queryError
-              ? html`<p class="field__error" id="search-error">
-                  <span class="field__error-icon" aria-hidden="true">!</span>${queryError}
-                </p>`
-              : nothing
-          }
-        </div>
+        ${inputField({
+          name: "query",
+          id: "search",
+          label: msg("Customer id or email"),
+          hint: msg("An id finds that customer; an email finds those that start with it."),
+          type: "search",
+          autocomplete: "off",
+          spellcheck: false,
+          maxlength: 254,
+          value: this.query,
+          error: queryError,
+          onInput: this.#typed,
+        })}
         <button class="button button--primary">${msg("Search")}</button>
       </form>
       <p class="visually-hidden" role="status">${this.#summary()}</p>
@@ -244,8 +229,7 @@ export class CustomersScreen extends StoreScreen {
   #submit(event: SubmitEvent): void {
     event.preventDefault();
     clearTimeout(this.#timer);
-    const value = new FormData(event.target as HTMLFormElement).get("query");
-    const query = typeof value === "string" ? value.trim() : "";
+    const query = formText(new FormData(event.target as HTMLFormElement), "query").trim();
     // The same search asked again: read it again (a customer may have just arrived).
     if (query === this.query) void this.#list.reload();
     else this.#search(query);

@@ -9,10 +9,13 @@ import { css, html, nothing, type PropertyValues, type TemplateResult } from "li
 import { api } from "../api/client.js";
 import { ApiError, RequestValidationError, issuesFromZod } from "../api/errors.js";
 import { StoreScreen } from "../app/screen.js";
+import { storePath } from "../app/navigation.js";
 import { intlLocale } from "../i18n/locale.js";
 import { define } from "../ui/element.js";
 import { NO_ERRORS, focusFirstProblem, type FormErrors } from "../ui/field-errors.js";
+import { formText } from "../ui/form-data.js";
 import { fieldStyles, inputField } from "../ui/form-field.js";
+import { formProblem } from "../ui/form-problem.js";
 import {
   formatCurrency,
   formatDate,
@@ -20,13 +23,11 @@ import {
   formatPercent,
   formatPoints,
 } from "../ui/format.js";
-import { problemMessage } from "../ui/problem-message.js";
 import "../ui/state-view.js";
 import { base, screenStyles } from "../ui/styles.js";
 import "./overview/overview-chart.js";
 import type { ChartDay, ChartSeries } from "./overview/overview-chart.js";
 import { fieldErrors } from "../ui/field-errors.js";
-import { formText } from "./programme/form-issues.js";
 
 /** The periods offered in one click, in days up to today. */
 const PRESETS = [7, 30, 90, 365] as const;
@@ -224,14 +225,13 @@ export class OverviewScreen extends StoreScreen {
         font-variant-numeric: tabular-nums;
         overflow-wrap: anywhere;
       }
-      .tile__value--sentence {
-        font-size: 1rem;
-        font-weight: 600;
-        line-height: 1.5;
-      }
       .tile__hint {
         color: var(--bo-muted);
         font-size: 0.875rem;
+      }
+      /* Two lines in every state: a value per point, or the link to create a reward, wraps. */
+      .tile__detail {
+        min-block-size: 2lh;
       }
       .skeleton {
         display: block;
@@ -378,8 +378,8 @@ export class OverviewScreen extends StoreScreen {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const from = formText(data, "from");
-    const to = formText(data, "to");
+    const from = formText(data, "from").trim();
+    const to = formText(data, "to").trim();
     const errors = this.#checkCustom(from, to);
     this.customErrors = errors;
     if (errors !== NO_ERRORS) {
@@ -504,14 +504,7 @@ export class OverviewScreen extends StoreScreen {
       ${
         custom
           ? html`<div class="custom">
-              ${
-                errors.problem === undefined
-                  ? nothing
-                  : html`<div class="alert" role="alert">
-                      ${problemMessage(errors.problem)}
-                      ${errors.otherIssues.map((issue) => html`<p lang="en">${issue}</p>`)}
-                    </div>`
-              }
+              ${formProblem(errors)}
               ${inputField({
                 name: "from",
                 id: "period-from",
@@ -560,18 +553,20 @@ export class OverviewScreen extends StoreScreen {
             ${tile(msg("Outstanding points"), data && formatNumber(data.outstandingPoints), {
               hint: msg("What customers can still spend, today."),
             })}
-            ${
+            ${tile(
+              msg("Liability"),
               liability === null
-                ? tile(msg("Liability"), msg("No fixed-amount reward to value the points with."), {
-                    hint: msg(
-                      "Create a reward with an amount off to see what the points are worth.",
-                    ),
-                    sentence: true,
-                  })
-                : tile(msg("Liability"), liability && formatCurrency(liability.amount, currency), {
-                    hint: msg("At the best value per point among your fixed-amount rewards."),
-                    // A line kept while loading: the value per point arrives in its place.
-                    detail: liability
+                ? notAvailable()
+                : liability && formatCurrency(liability.amount, currency),
+              {
+                // The lines the loading tile kept, with the same words: nothing below moves.
+                hint: msg("At the best value per point among your fixed-amount rewards."),
+                detail:
+                  liability === null
+                    ? html`<a href=${storePath(this.store.id, "rewards")}
+                        >${msg("None yet: create one")}</a
+                      >`
+                    : liability
                       ? msg(
                           str`${formatNumber(liability.valuePerPoint, {
                             style: "currency",
@@ -580,8 +575,8 @@ export class OverviewScreen extends StoreScreen {
                           })} a point`,
                         )
                       : false,
-                  })
-            }
+              },
+            )}
           </dl>
         </section>
       </div>
@@ -608,15 +603,11 @@ export class OverviewScreen extends StoreScreen {
           })}
           ${tile(
             msg("Redemption rate"),
-            data &&
-              (rate === null || rate === undefined
-                ? html`<span aria-hidden="true">—</span
-                    ><span class="visually-hidden">${msg("Not available")}</span>`
-                : formatPercent(rate)),
+            data && (rate === null || rate === undefined ? notAvailable() : formatPercent(rate)),
             {
               hint:
                 data && rate === null
-                  ? msg("No points were earned in this period: there is no rate to compute.")
+                  ? msg("No points earned in this period.")
                   : msg("Redeemed out of earned and bonuses."),
             },
           )}
@@ -771,30 +762,34 @@ export class OverviewScreen extends StoreScreen {
  * A figure with its label and a hint; `value` undefined while loading (a placeholder of the
  * value's height keeps the tile's size).
  */
+/** A figure there is none of (no rate without points earned): a dash, "Not available" to hear. */
+function notAvailable(): TemplateResult {
+  return html`<span aria-hidden="true">—</span
+    ><span class="visually-hidden">${msg("Not available")}</span>`;
+}
+
 function tile(
   label: string,
   value: string | TemplateResult | undefined,
   {
     hint,
     detail,
-    sentence = false,
   }: {
     hint?: string;
     /** A line under the hint; false while loading (a placeholder keeps its line). */
-    detail?: string | false;
-    sentence?: boolean;
+    detail?: string | TemplateResult | false;
   } = {},
 ): TemplateResult {
   return html`<div class="tile">
     <dt>${label}</dt>
-    <dd class="tile__value ${sentence ? "tile__value--sentence" : ""}">
+    <dd class="tile__value">
       ${value === undefined ? html`<span class="skeleton"></span>` : value}
     </dd>
     ${hint ? html`<dd class="tile__hint">${hint}</dd>` : nothing}
     ${
       detail === undefined
         ? nothing
-        : html`<dd class="tile__hint">
+        : html`<dd class="tile__hint tile__detail">
             ${detail === false ? html`<span class="skeleton skeleton--line"></span>` : detail}
           </dd>`
     }

@@ -1,7 +1,7 @@
 import { msg, str } from "@lit/localize";
 import { Task } from "@lit/task";
 import type { AdminReward } from "@loyalty/shared-types";
-import { css, html, nothing, type PropertyValues } from "lit";
+import { css, html, nothing } from "lit";
 import { api } from "../api/client.js";
 import { StoreScreen } from "../app/screen.js";
 import { confirmAction } from "../ui/confirm-dialog.js";
@@ -201,18 +201,6 @@ export class RewardsScreen extends StoreScreen {
 
   protected override get screenTitle(): string {
     return msg("Rewards");
-  }
-
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    super.willUpdate(changed);
-    if (changed.has("store") && changed.get("store") !== undefined) {
-      // Another store: nothing of the previous one stays open.
-      this.rewards = undefined;
-      this.creating = false;
-      this.editing = undefined;
-      this.failures = new Map();
-      this.openVersions = new Set();
-    }
   }
 
   protected override render() {

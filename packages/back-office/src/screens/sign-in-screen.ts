@@ -6,8 +6,9 @@ import { pageHeader, pageStyles } from "../app/page-header.js";
 import { ScreenElement } from "../app/screen.js";
 import { define } from "../ui/element.js";
 import { formErrors, focusFirstProblem, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
+import { formText } from "../ui/form-data.js";
 import { fieldStyles, inputField } from "../ui/form-field.js";
-import { problemMessage } from "../ui/problem-message.js";
+import { formProblem } from "../ui/form-problem.js";
 import { base } from "../ui/styles.js";
 
 const FIELDS = ["email", "password"] as const;
@@ -57,7 +58,7 @@ export class SignInScreen extends ScreenElement {
   }
 
   protected override render() {
-    const { fields, problem, otherIssues } = this.errors;
+    const { fields, problem } = this.errors;
     return html`${pageHeader({ signedIn: false })}
       <main>
         <h1>${this.screenTitle}</h1>
@@ -68,20 +69,7 @@ export class SignInScreen extends ScreenElement {
               </div>`
             : nothing
         }
-        ${
-          problem === undefined
-            ? nothing
-            : html`<div class="alert" role="alert">
-                ${problemMessage(problem)}
-                ${
-                  otherIssues.length > 0
-                    ? html`<ul>
-                        ${otherIssues.map((issue) => html`<li>${issue}</li>`)}
-                      </ul>`
-                    : nothing
-                }
-              </div>`
-        }
+        ${formProblem(this.errors)}
         <form novalidate @submit=${this.#submit}>
           ${inputField({
             name: "email",
@@ -115,14 +103,10 @@ export class SignInScreen extends ScreenElement {
     event.preventDefault();
     if (this.busy) return;
     const data = new FormData(event.target as HTMLFormElement);
-    const text = (name: string) => {
-      const value = data.get(name);
-      return typeof value === "string" ? value : "";
-    };
     this.busy = true;
     try {
       const token = await api.call("createAdminToken", {
-        body: { email: text("email").trim(), password: text("password") },
+        body: { email: formText(data, "email").trim(), password: formText(data, "password") },
       });
       this.errors = NO_ERRORS;
       session.start(token);

@@ -6,19 +6,19 @@ import type {
   ProgramPresentationConfig,
   WidgetKind,
 } from "@loyalty/shared-types";
-import { css, html, nothing, type PropertyValues } from "lit";
+import { css, html, nothing } from "lit";
 import { keyed } from "lit/directives/keyed.js";
 import { api } from "../api/client.js";
-import { navigate } from "../app/navigation.js";
+import { guardLeaving } from "../app/navigation.js";
 import { StoreScreen } from "../app/screen.js";
 import { intlLocale } from "../i18n/locale.js";
 import { confirmAction } from "../ui/confirm-dialog.js";
 import { define } from "../ui/element.js";
 import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
 import { fieldStyles } from "../ui/form-field.js";
+import { formProblem } from "../ui/form-problem.js";
 import { formatDateTime } from "../ui/format.js";
 import { announce } from "../ui/live-region.js";
-import { problemMessage } from "../ui/problem-message.js";
 import { taskView } from "../ui/state-view.js";
 import { base, screenStyles } from "../ui/styles.js";
 import { sameConfig, valueAt, withValue, withWidgetMessages, type Draft } from "./widgets/draft.js";
@@ -30,7 +30,7 @@ import {
   type FieldsContext,
   type ItemList,
 } from "./widgets/widget-fields.js";
-import { previewStyles, widgetPreview } from "./widgets/widget-preview.js";
+import { previewStyles, SAMPLE_PRICE, widgetPreview } from "./widgets/widget-preview.js";
 
 const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation"];
 
@@ -86,6 +86,19 @@ function publish(kind: WidgetKind, storeId: number, config: Draft): Promise<Save
   }
 }
 
+/** Deletes the saved configuration: answers the default, now served. */
+function restoreDefault(kind: WidgetKind, storeId: number): Promise<Saved> {
+  const options = { params: { storeId } };
+  switch (kind) {
+    case "product-points":
+      return api.call("resetProductPointsWidgetConfiguration", options);
+    case "cart":
+      return api.call("resetCartWidgetConfiguration", options);
+    case "program-presentation":
+      return api.call("resetProgramPresentationWidgetConfiguration", options);
+  }
+}
+
 function kindFromUrl(): WidgetKind {
   const asked = new URLSearchParams(location.search).get(WIDGET_PARAM);
   return KINDS.find((kind) => kind === asked) ?? "product-points";
@@ -103,7 +116,8 @@ function languageName(language: string): string {
  * Widgets: what the storefront widgets say and how they look. One tab per widget (product
  * points, cart, programme page), each a form beside a live preview of the real widget with the
  * draft. Nothing reaches the storefront until "Publish"; unpublished changes are not lost
- * without a confirmation (another tab, a link of the app, closing the tab).
+ * without a confirmation (another tab, a link of the app, closing the tab). A published
+ * configuration can be dropped for the default ("Restore the default"), after a confirmation.
  */
 export class WidgetsScreen extends StoreScreen {
   static override styles = [
@@ -148,8 +162,15 @@ export class WidgetsScreen extends StoreScreen {
       .meta {
         display: flex;
         flex-wrap: wrap;
-        gap: 0.25rem 1rem;
+        align-items: center;
+        gap: 0.5rem 1rem;
         margin: 0 0 var(--bo-space);
+      }
+      .meta__state {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.25rem 1rem;
+        margin: 0;
         color: var(--bo-muted);
       }
       .editor {
@@ -224,6 +245,7 @@ export class WidgetsScreen extends StoreScreen {
     formKey: { state: true },
     errors: { state: true },
     busy: { state: true },
+    restoring: { state: true },
     published: { state: true },
   };
 
@@ -236,6 +258,8 @@ export class WidgetsScreen extends StoreScreen {
   declare formKey: number;
   declare errors: FormErrors;
   declare busy: boolean;
+  /** "Restore the default" is waiting for the server. */
+  declare restoring: boolean;
   /** The last publication succeeded, and nothing changed since. */
   declare published: boolean;
 
@@ -245,6 +269,7 @@ export class WidgetsScreen extends StoreScreen {
     this.formKey = 0;
     this.errors = NO_ERRORS;
     this.busy = false;
+    this.restoring = false;
     this.published = false;
   }
 
@@ -252,6 +277,24 @@ export class WidgetsScreen extends StoreScreen {
     task: ([kind, storeId], { signal }) => load(kind, storeId, signal),
     args: () => [this.kind, this.store.id] as const,
     onComplete: (saved) => this.#reset(saved),
+  });
+
+  /**
+   * What the product-points preview's sample earns under the store's rules: with "hide when
+   * zero", a sample earning nothing shows nothing, and the preview says why.
+   */
+  readonly #samplePoints = new Task(this, {
+    task: async ([kind, storeId], { signal }) =>
+      kind === "product-points"
+        ? (
+            await api.call("previewProductPoints", {
+              params: { storeId },
+              query: { price: String(SAMPLE_PRICE) },
+              signal,
+            })
+          ).points
+        : undefined,
+    args: () => [this.kind, this.store.id] as const,
   });
 
   protected override get screenTitle(): string {
@@ -273,60 +316,25 @@ export class WidgetsScreen extends StoreScreen {
     this.errors = NO_ERRORS;
   }
 
+  /** Unpublished changes: every way out of the screen asks first (app/navigation.ts). */
+  #stopGuarding?: () => void;
+
   override connectedCallback(): void {
     super.connectedCallback();
-    // Capture: before the router follows a link of the app.
-    window.addEventListener("click", this.#onLinkClick, { capture: true });
-    window.addEventListener("beforeunload", this.#onBeforeUnload);
+    this.#stopGuarding = guardLeaving({
+      pending: () => this.#dirty,
+      confirmLeave: async () => {
+        const leave = await this.#confirmDiscard();
+        if (leave) this.#discardDraft();
+        return leave;
+      },
+    });
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener("click", this.#onLinkClick, { capture: true });
-    window.removeEventListener("beforeunload", this.#onBeforeUnload);
+    this.#stopGuarding?.();
   }
-
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    super.willUpdate(changed);
-    if (changed.has("store") && changed.get("store") !== undefined) {
-      this.saved = undefined;
-      this.draft = undefined;
-      this.published = false;
-    }
-  }
-
-  readonly #onBeforeUnload = (event: BeforeUnloadEvent) => {
-    if (!this.#dirty) return;
-    event.preventDefault();
-    // Older browsers ask only when returnValue is set.
-    event.returnValue = "";
-  };
-
-  /** A link of the app followed with unpublished changes: asks first. */
-  readonly #onLinkClick = (event: MouseEvent) => {
-    if (!this.#dirty || event.defaultPrevented) return;
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
-      return;
-    }
-    const path = event.composedPath();
-    // The preview's links never leave: it stops them itself.
-    if (path.some((node) => node instanceof HTMLElement && node.matches(".preview__frame"))) {
-      return;
-    }
-    const anchor = path.find(
-      (node): node is HTMLAnchorElement => node instanceof HTMLAnchorElement,
-    );
-    if (!anchor || anchor.target !== "" || anchor.hasAttribute("download")) return;
-    // This very screen (the navigation's own entry) loses nothing.
-    if (anchor.origin !== location.origin || anchor.pathname === location.pathname) return;
-    event.preventDefault();
-    const target = anchor.pathname + anchor.search + anchor.hash;
-    void this.#confirmDiscard().then((leave) => {
-      if (!leave) return;
-      this.#discardDraft();
-      navigate(target);
-    });
-  };
 
   #confirmDiscard(): Promise<boolean> {
     return confirmAction({
@@ -378,7 +386,7 @@ export class WidgetsScreen extends StoreScreen {
   #renderEditor() {
     const { saved, draft } = this;
     if (!saved || !draft) return nothing;
-    const { fields, problem, otherIssues } = this.errors;
+    const { fields } = this.errors;
     const dirty = this.#dirty;
     const context: FieldsContext = {
       store: this.store,
@@ -398,20 +406,36 @@ export class WidgetsScreen extends StoreScreen {
         form = presentationFields(draft as unknown as ProgramPresentationConfig, context);
         break;
     }
-    return html`<p class="meta">
+    return html`<div class="meta">
+        <p class="meta__state" id="widget-state" tabindex="-1">
+          ${
+            saved.isDefault
+              ? html`<span
+                  >${msg(str`Using the default texts in ${languageName(this.store.language)}.`)}</span
+                >`
+              : nothing
+          }
+          ${
+            saved.updatedAt
+              ? html`<span>${msg(str`Last published ${formatDateTime(saved.updatedAt)}.`)}</span>`
+              : html`<span>${msg("Never published.")}</span>`
+          }
+        </p>
         ${
           saved.isDefault
-            ? html`<span
-                >${msg(str`Using the default texts in ${languageName(this.store.language)}.`)}</span
-              >`
-            : nothing
+            ? nothing
+            : html`<button
+                class="button"
+                type="button"
+                id="restore-default"
+                aria-disabled=${this.restoring ? "true" : "false"}
+                aria-busy=${this.restoring ? "true" : "false"}
+                @click=${this.#restoreDefault}
+              >
+                ${this.restoring ? msg("Restoring the default…") : msg("Restore the default")}
+              </button>`
         }
-        ${
-          saved.updatedAt
-            ? html`<span>${msg(str`Last published ${formatDateTime(saved.updatedAt)}.`)}</span>`
-            : html`<span>${msg("Never published.")}</span>`
-        }
-      </p>
+      </div>
       <div class="editor">
         <form
           novalidate
@@ -420,27 +444,14 @@ export class WidgetsScreen extends StoreScreen {
           @input=${this.#onInput}
           @change=${this.#onInput}
         >
-          ${
-            problem === undefined
-              ? nothing
-              : html`<div class="alert" role="alert">
-                  ${problemMessage(problem)}
-                  ${
-                    otherIssues.length > 0
-                      ? html`<ul>
-                          ${otherIssues.map((issue) => html`<li>${issue}</li>`)}
-                        </ul>`
-                      : nothing
-                  }
-                </div>`
-          }
+          ${formProblem(this.errors)}
           ${keyed(`${this.kind}:${this.formKey}`, html`<div class="fields">${form}</div>`)}
           <div class="actions">
             <button
               class="button button--primary"
               type="submit"
               id="publish"
-              aria-disabled=${this.busy ? "true" : "false"}
+              aria-disabled=${this.busy || this.restoring ? "true" : "false"}
             >
               ${this.busy ? msg("Publishing…") : msg("Publish")}
             </button>
@@ -461,7 +472,7 @@ export class WidgetsScreen extends StoreScreen {
         </form>
         <section class="preview" aria-labelledby="preview-heading">
           <h2 id="preview-heading">${msg("Preview")}</h2>
-          ${widgetPreview(this.kind, this.store, draft)}
+          ${widgetPreview(this.kind, this.store, draft, this.#samplePoints.value)}
         </section>
       </div>`;
   }
@@ -565,9 +576,49 @@ export class WidgetsScreen extends StoreScreen {
     await this.updateComplete;
   }
 
+  async #restoreDefault(): Promise<void> {
+    if (this.busy || this.restoring || !this.saved || this.saved.isDefault) return;
+    const { kind, store } = this;
+    const language = languageName(store.language);
+    const consequence = msg(
+      str`The ${kindName(kind)} widget shows the default texts in ${language} on your store at once. The configuration you published is deleted.`,
+    );
+    const confirmed = await confirmAction({
+      heading: msg(str`Restore the default ${kindName(kind)} widget?`),
+      body: this.#dirty
+        ? `${consequence} ${msg("Your unpublished changes are lost too.")}`
+        : consequence,
+      confirmLabel: msg("Restore the default"),
+      destructive: true,
+    });
+    if (!confirmed || this.kind !== kind || this.store.id !== store.id) return;
+    this.restoring = true;
+    try {
+      const restored = await restoreDefault(kind, store.id);
+      // Another widget or store chosen meanwhile: its own load shows what is served.
+      if (this.kind !== kind || this.store.id !== store.id) return;
+      this.#reset(restored);
+      this.published = false;
+      announce(
+        msg(
+          str`Default restored: the ${kindName(kind)} widget shows the default texts in ${language}.`,
+        ),
+      );
+      // The button is gone: the focus goes to what the widget uses now.
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>("#widget-state")?.focus();
+    } catch (error) {
+      this.errors = formErrors(error, []);
+      await this.updateComplete;
+      focusFirstProblem(this.renderRoot);
+    } finally {
+      this.restoring = false;
+    }
+  }
+
   async #publish(event: SubmitEvent): Promise<void> {
     event.preventDefault();
-    if (this.busy || !this.draft) return;
+    if (this.busy || this.restoring || !this.draft) return;
     const fieldNames = [...this.renderRoot.querySelectorAll<HTMLInputElement>("form [name]")].map(
       (control) => control.name,
     );

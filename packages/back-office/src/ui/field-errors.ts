@@ -44,17 +44,25 @@ export function issueMessage(issue: FieldIssue): string {
   return issue.message;
 }
 
+/** An issue of a refused request that no field of the form shows. */
+export interface OtherIssue {
+  /** Its path (`storeId`, `voucher.kind`), "" for the request as a whole. */
+  field: string;
+  message: string;
+  /** The message is the schema's or the server's own words (English): the app has none. */
+  english: boolean;
+}
+
 /** What a failed submission tells a form. */
 export interface FormErrors {
   /** The message to show next to each field of the form, by field name. */
   fields: Readonly<Record<string, string>>;
   /**
    * What cannot be shown next to a field (a wrong password, a server failure, an issue about a
-   * value the form does not show): show it in the form's `role="alert"` box with
-   * `problemMessage()`, and `otherIssues` below it.
+   * value the form does not show), with `otherIssues`: show them with `formProblem()`.
    */
   problem: unknown;
-  otherIssues: readonly string[];
+  otherIssues: readonly OtherIssue[];
 }
 
 export const NO_ERRORS: FormErrors = { fields: {}, problem: undefined, otherIssues: [] };
@@ -94,7 +102,7 @@ export function fieldErrors(
     return { fields: {}, problem: error, otherIssues: [] };
   }
   const messages: Record<string, string> = {};
-  const otherIssues: string[] = [];
+  const otherIssues: OtherIssue[] = [];
   let conflict = false;
   for (const issue of error.issues) {
     const field = Object.hasOwn(fields, issue.field)
@@ -106,8 +114,12 @@ export function fieldErrors(
         translated(issue) ?? (typeof fallback === "string" ? fallback : fallback(issue));
       conflict ||= issue.code === "conflict";
     } else {
-      const message = translated(issue) ?? issue.message;
-      otherIssues.push(issue.field ? `${issue.field}: ${message}` : message);
+      const message = translated(issue);
+      otherIssues.push({
+        field: issue.field,
+        message: message ?? issue.message,
+        english: message === undefined,
+      });
     }
   }
   const problem = otherIssues.length > 0 || conflict ? error : undefined;

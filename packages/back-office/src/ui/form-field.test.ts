@@ -96,11 +96,21 @@ describe("formErrors", () => {
           code: "custom",
         },
         { location: "body", field: "storeId", message: "no such store", code: "not_found" },
+        {
+          location: "query",
+          field: "limit",
+          message: "Too big",
+          code: "too_big",
+          details: { origin: "number", maximum: 100 },
+        },
       ],
     });
     const errors = formErrors(error, ["targetId"]);
     expect(errors.fields).toEqual({ targetId: "an active rule exists for this product" });
-    expect(errors.otherIssues).toEqual(["storeId: no such store"]);
+    expect(errors.otherIssues).toEqual([
+      { field: "storeId", message: "no such store", english: true },
+      { field: "limit", message: "Enter 100 or less.", english: false },
+    ]);
     expect(errors.problem).toBe(error);
   });
 

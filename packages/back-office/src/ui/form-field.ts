@@ -33,7 +33,10 @@ export interface InputFieldOptions extends FieldBase {
   min?: number | string;
   max?: number | string;
   step?: number | string;
+  maxlength?: number;
   spellcheck?: boolean;
+  /** Called on each change of the value, as the user types. */
+  onInput?: (event: InputEvent) => void;
 }
 
 export interface SelectFieldOptions extends FieldBase {
@@ -92,11 +95,13 @@ export function inputField(options: InputFieldOptions): TemplateResult {
         min=${ifDefined(options.min)}
         max=${ifDefined(options.max)}
         step=${ifDefined(options.step)}
+        maxlength=${ifDefined(options.maxlength)}
         spellcheck=${ifDefined(options.spellcheck === undefined ? undefined : String(options.spellcheck))}
         aria-describedby=${ifDefined(describedBy)}
         aria-invalid=${options.error ? "true" : "false"}
         ?required=${options.required}
         ?disabled=${options.disabled}
+        @input=${options.onInput}
       />`,
   );
 }

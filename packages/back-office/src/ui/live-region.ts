@@ -10,6 +10,10 @@ const NOTICE_MS = 5000;
  * Tells the user that something happened without moving their focus: "Saved", "Copied",
  * "Key revoked". Screen readers read it (a polite live region) and it shows for a few seconds
  * at the bottom of the page. The app renders the one `<bo-live-region>` that shows it.
+ *
+ * The live region itself is always in the accessibility tree (hidden from sight, never
+ * `display: none`): screen readers announce changes of a region they already know, not a
+ * region that appears with its text. The notice seen on screen is its twin, hidden from them.
  */
 export function announce(message: string): void {
   window.dispatchEvent(new CustomEvent<string>(ANNOUNCE_EVENT, { detail: message }));
@@ -40,7 +44,7 @@ export class LiveRegion extends BoElement {
         font-weight: 600;
         box-shadow: 0 4px 16px rgb(0 0 0 / 20%);
       }
-      .notice:empty {
+      .notice[hidden] {
         display: none;
       }
       @media (forced-colors: active) {
@@ -54,6 +58,7 @@ export class LiveRegion extends BoElement {
   static override properties = { message: { state: true } };
   declare message: string;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #frame: number | undefined;
 
   constructor() {
     super();
@@ -62,10 +67,11 @@ export class LiveRegion extends BoElement {
 
   readonly #onAnnounce = (event: Event) => {
     const { detail } = event as CustomEvent<string>;
-    clearTimeout(this.#timer);
+    this.#cancel();
     // Emptied first, so that the same words twice are announced twice.
     this.message = "";
-    requestAnimationFrame(() => {
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = undefined;
       this.message = detail;
       this.#timer = setTimeout(() => (this.message = ""), NOTICE_MS);
     });
@@ -79,11 +85,19 @@ export class LiveRegion extends BoElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     window.removeEventListener(ANNOUNCE_EVENT, this.#onAnnounce);
+    this.#cancel();
+  }
+
+  /** A newer notice replaces the one under way: its frame and its timer go. */
+  #cancel(): void {
     clearTimeout(this.#timer);
+    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
+    this.#frame = undefined;
   }
 
   protected override render() {
-    return html`<div class="notice" role="status" aria-live="polite">${this.message}</div>`;
+    return html`<div class="visually-hidden" role="status" aria-live="polite">${this.message}</div>
+      <div class="notice" aria-hidden="true" ?hidden=${this.message === ""}>${this.message}</div>`;
   }
 }
 

@@ -36,9 +36,16 @@ function titleOf(error: ApiError): string {
 }
 
 /**
+ * The server's or a schema's own words, which are English: marked so where the user's language
+ * is another, so that screen readers pronounce them right.
+ */
+export function inEnglish(text: string): TemplateResult {
+  return html`<span lang=${currentLocale() === "en" ? nothing : "en"}>${text}</span>`;
+}
+
+/**
  * What went wrong, for the user: a title in their language, then the server's own
- * explanation (marked as English, so that screen readers pronounce it right). For a
- * `role="alert"` box, a state view's error, a form's summary.
+ * explanation (`inEnglish`). For a `role="alert"` box, a state view's error, a form's summary.
  */
 export function problemMessage(error: unknown): TemplateResult {
   if (!(error instanceof ApiError)) {
@@ -47,11 +54,7 @@ export function problemMessage(error: unknown): TemplateResult {
   const detail = error.detail && error.detail !== error.title ? error.detail : undefined;
   return html`<p>
       <strong>${titleOf(error)}</strong>
-      ${
-        detail
-          ? html`<span lang=${currentLocale() === "en" ? nothing : "en"}>${detail}</span>`
-          : nothing
-      }
+      ${detail ? inEnglish(detail) : nothing}
     </p>
     ${
       error.requestId

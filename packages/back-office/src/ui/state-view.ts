@@ -16,6 +16,9 @@ export type ViewState = "loading" | "empty" | "error" | "ready";
  * loading shows a placeholder, error the problem and a "Try again" button (a `retry` event).
  * Most screens use `taskView()` below rather than the element itself.
  *
+ * Data being fetched again over what shows (`aria-busy="true"` on the element) draws a bar
+ * along its top edge: the content stays readable (no fading, which would fail its contrast).
+ *
  * @summary Loading, empty, error and ready states of data, in a stable space.
  * @cssprop --bo-state-view-min-size - The space kept in every state (default: 10rem).
  * @event retry - The user asked to try again after an error.
@@ -26,7 +29,22 @@ export class StateView extends BoElement {
     css`
       :host {
         display: block;
+        position: relative;
         min-block-size: var(--bo-state-view-min-size, 10rem);
+      }
+      :host([aria-busy="true"])::before {
+        content: "";
+        position: absolute;
+        inset-inline: 0;
+        inset-block-start: -0.5rem;
+        block-size: 3px;
+        border-radius: 2px;
+        background: var(--bo-accent);
+      }
+      @media (prefers-reduced-motion: no-preference) {
+        :host([aria-busy="true"])::before {
+          animation: pulse 1.5s ease-in-out infinite;
+        }
       }
       .loading {
         display: grid;
@@ -73,6 +91,9 @@ export class StateView extends BoElement {
         }
         .error {
           border-color: CanvasText;
+        }
+        :host([aria-busy="true"])::before {
+          background: Highlight;
         }
       }
     `,

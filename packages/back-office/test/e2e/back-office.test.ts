@@ -132,7 +132,7 @@ async function visit(link: string, title: string, filled: () => Promise<void>): 
   await filled();
   const shift = await layoutShiftSince(page, since);
   shifts.set(title, shift);
-  expect.soft(shift.all, `layout shift while ${title} loads`).toBeLessThan(0.1);
+  expect.soft(shift.all, `layout shift while ${title} loads`).toBeLessThan(0.01);
   await expectAccessible(`${title}, filled`);
 }
 
@@ -143,7 +143,7 @@ describe.sequential("the back-office, on the real server", () => {
     await expectPage(heading("Sign in")).toBeVisible();
     const signIn = await layoutShiftSince(page, 0);
     shifts.set("Sign in (page load)", signIn);
-    expect.soft(signIn.cls, "layout shift while the sign-in loads").toBeLessThan(0.1);
+    expect.soft(signIn.cls, "layout shift while the sign-in loads").toBeLessThan(0.01);
     await expectAccessible("sign-in");
 
     // By keyboard only: the email, Tab to the password, Enter.
@@ -165,7 +165,7 @@ describe.sequential("the back-office, on the real server", () => {
     // The shell replaces the sign-in form: only the shifts after that count (Chrome's CLS).
     const overview = await layoutShiftSince(page, since);
     shifts.set("Overview (after signing in)", overview);
-    expect.soft(overview.cls, "layout shift while the overview loads").toBeLessThan(0.1);
+    expect.soft(overview.cls, "layout shift while the overview loads").toBeLessThan(0.01);
     await expectAccessible("overview, before any order");
   });
 

@@ -64,18 +64,28 @@ export async function openPage(browser: Browser): Promise<{ page: Page; problems
       for (const entry of list.getEntries() as (PerformanceEntry & {
         value: number;
         hadRecentInput: boolean;
-        sources?: { node: Node | null }[];
+        sources?: {
+          node: Node | null;
+          previousRect: DOMRectReadOnly;
+          currentRect: DOMRectReadOnly;
+        }[];
       })[]) {
+        const box = (rect: DOMRectReadOnly) =>
+          `${Math.round(rect.x)},${Math.round(rect.y)} ${Math.round(rect.width)}×${Math.round(rect.height)}`;
         window.__layoutShifts.push({
           startTime: entry.startTime,
           value: entry.value,
           hadRecentInput: entry.hadRecentInput,
-          // Nodes inside shadow roots are not named (null) to a document's observer.
-          sources: (entry.sources ?? []).flatMap(({ node }) =>
-            node instanceof Element
-              ? [`${node.localName}${[...node.classList].map((name) => `.${name}`).join("")}`]
-              : [],
-          ),
+          // Nodes inside shadow roots are not named (null) to a document's observer: their
+          // boxes, before and after, say which they were.
+          sources: (entry.sources ?? []).map(({ node, previousRect, currentRect }) => {
+            const name =
+              node instanceof Element
+                ? `${node.localName}${[...node.classList].map((name) => `.${name}`).join("")}`
+                : "(in a shadow root)";
+            const when = entry.hadRecentInput ? "after input: " : "";
+            return `${when}${name} ${box(previousRect)} → ${box(currentRect)} at ${Math.round(entry.startTime)} ms`;
+          }),
         });
       }
     }).observe({ type: "layout-shift", buffered: true });

@@ -12,13 +12,15 @@ import {
   NO_ERRORS,
   type FormErrors,
 } from "../../ui/field-errors.js";
+import { formText } from "../../ui/form-data.js";
 import { fieldStyles, inputField } from "../../ui/form-field.js";
+import { formProblem } from "../../ui/form-problem.js";
 import { formatDate } from "../../ui/format.js";
 import { announce } from "../../ui/live-region.js";
 import { problemMessage } from "../../ui/problem-message.js";
 import { taskView } from "../../ui/state-view.js";
 import { base } from "../../ui/styles.js";
-import { fieldText, focusAfterUpdate, formProblem } from "./form-parts.js";
+import { focusAfterUpdate } from "./form-parts.js";
 import { integrationStyles } from "./integration-styles.js";
 
 /** A key's name in lists and questions: its label, else its id. */
@@ -213,7 +215,7 @@ export class ApiKeysSection extends BoElement {
     try {
       const created = await api.call("createApiKey", {
         params: { storeId: this.storeId },
-        body: { label: fieldText(new FormData(form), "label") },
+        body: { label: formText(new FormData(form), "label") },
       });
       const { key: _secret, ...listed } = created;
       this.keys = [listed, ...this.keys];

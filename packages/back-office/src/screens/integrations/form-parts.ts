@@ -1,27 +1,8 @@
 import { html, nothing } from "lit";
-import type { FormErrors } from "../../ui/field-errors.js";
-import { problemMessage } from "../../ui/problem-message.js";
 
-/** A text field's value in a form's data ("" when absent). */
-export function fieldText(data: FormData, name: string): string {
-  const value = data.get(name);
-  return typeof value === "string" ? value : "";
-}
-
-/** The top of a form: what went wrong that no field shows (a refusal, a server failure). */
-export function formProblem(errors: FormErrors) {
-  if (errors.problem === undefined) return nothing;
-  return html`<div class="alert" role="alert">
-    ${problemMessage(errors.problem)}
-    ${
-      errors.otherIssues.length > 0
-        ? html`<ul>
-            ${errors.otherIssues.map((issue) => html`<li>${issue}</li>`)}
-          </ul>`
-        : nothing
-    }
-  </div>`;
-}
+// platform-section.ts reads these from here.
+export { formText as fieldText } from "../../ui/form-data.js";
+export { formProblem } from "../../ui/form-problem.js";
 
 /**
  * The "Saved" status of a form, where the focus goes after it saved: screen readers read it,

@@ -3,14 +3,16 @@ import { Task } from "@lit/task";
 import {
   PLATFORM_KINDS,
   SHOPIFY_API_VERSION,
-  type PlatformConnectionInput,
+  keepsStoredCredentials,
+  platformConnectionSchemaFor,
   type PlatformConnectionSummary,
   type PlatformConnectionTest,
+  type PlatformConnectionWriteInput,
   type PlatformKind,
 } from "@loyalty/shared-types";
 import { css, html, nothing } from "lit";
 import { api } from "../../api/client.js";
-import { ApiError } from "../../api/errors.js";
+import { ApiError, RequestValidationError, issuesFromZod } from "../../api/errors.js";
 import { currentLocale } from "../../i18n/locale.js";
 import { BoElement, define } from "../../ui/element.js";
 import {
@@ -70,8 +72,98 @@ function testReason(reason: PlatformConnectionTest["reason"]): string {
 }
 
 /**
+ * What failed and what to do, in the merchant's language, from the test's cause; undefined for
+ * a cause this build does not know (a newer server's), whose English text is shown instead.
+ */
+function testExplanation({ platform, cause, httpStatus }: PlatformConnectionTest) {
+  const name = platformName(platform);
+  // The number reads the same in every language; the translator places it.
+  const status = httpStatus === null ? "" : ` (HTTP ${httpStatus})`;
+  switch (cause) {
+    case "unauthorized":
+      return credentialsRefused(platform, status);
+    case "request-rejected":
+      return requestRefused(platform, status);
+    case "redirect":
+      return msg(
+        str`${name} answered with a redirect${status}, which is not followed: enter the shop's address exactly as it is served (https, with or without www).`,
+      );
+    case "not-found":
+      return msg(
+        str`${name} has no API at this address${status}: check the shop's URL, and that its API is enabled.`,
+      );
+    case "http-error":
+      return msg(
+        str`${name} answered with an error of its own${status}: the shop may be down or busy; try again in a moment.`,
+      );
+    case "timeout":
+      return msg(
+        str`${name} did not answer in time: check that the shop is online, then try again.`,
+      );
+    case "private-address":
+      return msg(
+        "The shop's address leads to a private network, which this service does not connect to: enter the shop's public address.",
+      );
+    case "unreachable":
+      return msg(str`${name} could not be reached at this address: check the shop's URL.`);
+    case "unreadable":
+      return msg(
+        str`${name} sent an answer that could not be read: check that the URL is the shop's own address.`,
+      );
+    case "not-api":
+      return msg(
+        str`${name} answered something other than its API: check that the URL is the shop's own address.`,
+      );
+    default:
+      return undefined;
+  }
+}
+
+/** Credentials refused, named as the platform's back-office names them. */
+function credentialsRefused(platform: PlatformKind, status: string) {
+  switch (platform) {
+    case "woocommerce":
+      return msg(
+        str`WooCommerce refused the credentials${status}: check the consumer key and consumer secret, and that they may read customers and write coupons.`,
+      );
+    case "shopify":
+      return msg(
+        str`Shopify refused the credentials${status}: check the Admin API access token, and that it may read customers and write discounts.`,
+      );
+    case "prestashop":
+      return msg(
+        str`PrestaShop refused the credentials${status}: check the webservice key, and that it may read customers and write cart rules.`,
+      );
+    default:
+      return undefined;
+  }
+}
+
+/** A request refused: what the credentials may do is what to check. */
+function requestRefused(platform: PlatformKind, status: string) {
+  switch (platform) {
+    case "woocommerce":
+      return msg(
+        str`WooCommerce refused the request${status}: check the permissions of the consumer key (read and write).`,
+      );
+    case "shopify":
+      return msg(
+        str`Shopify refused the request${status}: check the access scopes of the Admin API access token.`,
+      );
+    case "prestashop":
+      return msg(
+        str`PrestaShop refused the request${status}: check the permissions of the webservice key.`,
+      );
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The store's platform connection: what is saved (credentials are write-only: only whether
- * they are stored), a test of it, and a form per platform with only that platform's fields.
+ * they are stored), a test of it, and a form per platform with only that platform's fields,
+ * filled with the stored settings. For the stored platform and URL the secrets may be left
+ * blank, which keeps the stored ones, as the server does.
  *
  * @summary The platform connection section of the integrations screen.
  */
@@ -115,6 +207,7 @@ export class PlatformSection extends BoElement {
     storeId: { type: Number },
     summary: { state: true },
     platform: { state: true },
+    url: { state: true },
     errors: { state: true },
     saving: { state: true },
     saved: { state: true },
@@ -128,6 +221,8 @@ export class PlatformSection extends BoElement {
   declare summary: PlatformConnectionSummary | null;
   /** The platform chosen in the form: its fields show. */
   declare platform: PlatformKind;
+  /** The URL as typed in the form: the stored secrets are kept only for the stored one. */
+  declare url: string;
   declare errors: FormErrors;
   declare saving: boolean;
   declare saved: boolean;
@@ -148,6 +243,7 @@ export class PlatformSection extends BoElement {
     onComplete: (summary) => {
       this.summary = summary;
       this.platform = summary?.platform ?? "sandbox";
+      this.url = summary?.url ?? "";
     },
   });
 
@@ -155,6 +251,7 @@ export class PlatformSection extends BoElement {
     super();
     this.summary = null;
     this.platform = "sandbox";
+    this.url = "";
     this.errors = NO_ERRORS;
     this.saving = false;
     this.saved = false;
@@ -227,13 +324,7 @@ export class PlatformSection extends BoElement {
           test
             ? html`<p>
                 <strong>${test.ok ? msg("The connection works.") : testReason(test.reason)}</strong>
-                ${
-                  test.message
-                    ? html`<span lang=${currentLocale() === "en" ? nothing : "en"}
-                        >${test.message}</span
-                      >`
-                    : nothing
-                }
+                ${test.ok ? nothing : this.#renderExplanation(test)}
                 ${msg(str`The platform answered in ${formatNumber(test.durationMs)} ms.`)}
               </p>`
             : nothing
@@ -247,13 +338,24 @@ export class PlatformSection extends BoElement {
     </div>`;
   }
 
+  #renderExplanation(test: PlatformConnectionTest) {
+    const explanation = testExplanation(test);
+    if (explanation !== undefined) return explanation;
+    // The server's sentence, in English, for a cause written after this build.
+    return test.message
+      ? html`<span lang=${currentLocale() === "en" ? nothing : "en"}>${test.message}</span>`
+      : nothing;
+  }
+
   #renderForm() {
     const fields = this.errors.fields;
     const same = this.summary?.platform === this.platform;
-    const stored = same && (this.summary?.hasCredentials ?? false);
-    const secretHint = stored
-      ? msg("Stored, never shown. Type it again to save a change.")
-      : msg("Write-only: never shown once saved.");
+    const keeps = keepsStoredCredentials(this.summary, { platform: this.platform, url: this.url });
+    const secretHint = keeps
+      ? msg("Leave blank to keep the stored key.")
+      : same && this.summary?.hasCredentials
+        ? msg("The stored key is kept only for the same URL: type it again.")
+        : msg("Write-only: never shown once saved.");
     const secret = (name: string, label: string) =>
       inputField({
         name,
@@ -261,7 +363,7 @@ export class PlatformSection extends BoElement {
         type: "password",
         autocomplete: "off",
         spellcheck: false,
-        required: true,
+        required: !keeps,
         hint: secretHint,
         error: fields[name],
       });
@@ -271,6 +373,7 @@ export class PlatformSection extends BoElement {
       aria-labelledby="platform-form-heading"
       @submit=${this.#save}
       @change=${this.#changed}
+      @input=${this.#typed}
     >
       <h3 id="platform-form-heading">${msg("Change the connection")}</h3>
       ${savedStatus("platform-saved", this.saved ? msg("Connection saved.") : undefined)}
@@ -324,6 +427,9 @@ export class PlatformSection extends BoElement {
 
   #renderPlatformFields(secret: (name: string, label: string) => unknown) {
     const fields = this.errors.fields;
+    // The stored platform's settings, so that a save keeps them unless they are changed.
+    const settings = this.summary?.settings;
+    const prestashop = settings?.platform === "prestashop" ? settings : undefined;
     switch (this.platform) {
       case "woocommerce":
         return html`${secret("consumerKey", msg("Consumer key"))}
@@ -333,7 +439,7 @@ export class PlatformSection extends BoElement {
         ${inputField({
           name: "apiVersion",
           label: msg("Admin API version"),
-          value: SHOPIFY_API_VERSION,
+          value: settings?.platform === "shopify" ? settings.apiVersion : SHOPIFY_API_VERSION,
           spellcheck: false,
           hint: msg("Such as 2026-10; 2025-10 or later."),
           error: fields["apiVersion"],
@@ -346,7 +452,7 @@ export class PlatformSection extends BoElement {
           type: "number",
           min: 1,
           step: 1,
-          value: 1,
+          value: prestashop?.languageId ?? 1,
           hint: msg("The shop's language for the names of the discount codes."),
           error: fields["languageId"],
         })}
@@ -356,7 +462,7 @@ export class PlatformSection extends BoElement {
           type: "number",
           min: 1,
           step: 1,
-          value: 1,
+          value: prestashop?.currencyId ?? 1,
           hint: msg("The shop's currency for the amounts of the discount codes."),
           error: fields["currencyId"],
         })}`;
@@ -365,12 +471,25 @@ export class PlatformSection extends BoElement {
     }
   }
 
-  #changed(event: Event): void {
+  async #changed(event: Event): Promise<void> {
     const target = event.target as HTMLSelectElement;
     if (target.name !== "platform") return;
     this.platform = target.value as PlatformKind;
     this.errors = NO_ERRORS;
     this.saved = false;
+    // The URL field shows the stored URL for the stored platform only.
+    await this.updateComplete;
+    this.#readUrl(target.form);
+  }
+
+  #typed(event: Event): void {
+    const target = event.target as HTMLInputElement;
+    if (target.name === "url") this.#readUrl(target.form);
+  }
+
+  #readUrl(form: HTMLFormElement | null): void {
+    const field = form?.elements.namedItem("url");
+    this.url = field instanceof HTMLInputElement ? field.value : "";
   }
 
   async #save(event: SubmitEvent): Promise<void> {
@@ -380,9 +499,14 @@ export class PlatformSection extends BoElement {
     this.saving = true;
     this.saved = false;
     try {
+      const body = connectionOf(new FormData(form));
+      // The operation's schema lets every secret out; the server asks for them unless it keeps
+      // the stored ones, which this checks first, with the same rule.
+      const checked = platformConnectionSchemaFor(this.summary, body).safeParse(body);
+      if (!checked.success) throw new RequestValidationError(issuesFromZod(checked.error, "body"));
       const summary = await api.call("setPlatformConnection", {
         params: { storeId: this.storeId },
-        body: connectionOf(new FormData(form)),
+        body,
       });
       this.summary = summary;
       this.platform = summary.platform;
@@ -392,6 +516,7 @@ export class PlatformSection extends BoElement {
       await this.updateComplete;
       // The credentials typed are not kept on the page: they are write-only.
       form.reset();
+      this.#readUrl(form);
       await focusAfterUpdate(this, "#platform-saved");
     } catch (error) {
       this.errors = formErrors(error, FIELDS);
@@ -417,9 +542,13 @@ export class PlatformSection extends BoElement {
   }
 }
 
-/** The form's values as the operation takes them: the fields of the chosen platform only. */
-function connectionOf(data: FormData): PlatformConnectionInput {
+/**
+ * The form's values as the operation takes them: the fields of the chosen platform only, a
+ * blank secret left out (the server then keeps the stored one, or names it as missing).
+ */
+function connectionOf(data: FormData): PlatformConnectionWriteInput {
   const text = (name: string) => fieldText(data, name);
+  const secret = (name: string) => (text(name).trim() === "" ? undefined : text(name));
   const optionalNumber = (name: string) => {
     const value = text(name).trim();
     return value === "" ? undefined : Number(value);
@@ -430,21 +559,21 @@ function connectionOf(data: FormData): PlatformConnectionInput {
       return {
         platform,
         url: text("url"),
-        consumerKey: text("consumerKey"),
-        consumerSecret: text("consumerSecret"),
+        consumerKey: secret("consumerKey"),
+        consumerSecret: secret("consumerSecret"),
       };
     case "shopify":
       return {
         platform,
         url: text("url"),
-        accessToken: text("accessToken"),
+        accessToken: secret("accessToken"),
         apiVersion: text("apiVersion").trim() || undefined,
       };
     case "prestashop":
       return {
         platform,
         url: text("url"),
-        webserviceKey: text("webserviceKey"),
+        webserviceKey: secret("webserviceKey"),
         languageId: optionalNumber("languageId"),
         currencyId: optionalNumber("currencyId"),
       };

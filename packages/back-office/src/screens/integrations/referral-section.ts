@@ -11,10 +11,12 @@ import {
   NO_ERRORS,
   type FormErrors,
 } from "../../ui/field-errors.js";
+import { formText } from "../../ui/form-data.js";
 import { fieldStyles, inputField, selectField } from "../../ui/form-field.js";
+import { formProblem } from "../../ui/form-problem.js";
 import { taskView } from "../../ui/state-view.js";
 import { base } from "../../ui/styles.js";
-import { fieldText, focusAfterUpdate, formProblem, savedStatus } from "./form-parts.js";
+import { focusAfterUpdate, savedStatus } from "./form-parts.js";
 import { integrationStyles } from "./integration-styles.js";
 
 const VOUCHER = "refereeVoucher";
@@ -287,7 +289,7 @@ export class ReferralSection extends BoElement {
 
 /** The form's values as the operation takes them (an empty optional field: null). */
 function programOf(data: FormData): ReferralProgramInput {
-  const text = (name: string) => fieldText(data, name).trim();
+  const text = (name: string) => formText(data, name).trim();
   // An empty required number is no number: the schema says so next to its field.
   const number = (name: string) => (text(name) === "" ? Number.NaN : Number(text(name)));
   const optionalNumber = (name: string) => (text(name) === "" ? null : Number(text(name)));

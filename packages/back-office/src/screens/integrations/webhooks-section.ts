@@ -17,14 +17,16 @@ import {
   NO_ERRORS,
   type FormErrors,
 } from "../../ui/field-errors.js";
+import { formText } from "../../ui/form-data.js";
 import { fieldStyles, inputField } from "../../ui/form-field.js";
+import { formProblem } from "../../ui/form-problem.js";
 import { formatDate } from "../../ui/format.js";
 import { announce } from "../../ui/live-region.js";
 import { problemMessage } from "../../ui/problem-message.js";
 import { taskView } from "../../ui/state-view.js";
 import { base } from "../../ui/styles.js";
 import { eventLabel } from "./event-text.js";
-import { fieldText, focusAfterUpdate, formProblem } from "./form-parts.js";
+import { focusAfterUpdate } from "./form-parts.js";
 import { integrationStyles } from "./integration-styles.js";
 import "./webhook-deliveries.js";
 
@@ -292,7 +294,7 @@ export class WebhooksSection extends BoElement {
       const created = await api.call("createWebhookEndpoint", {
         params: { storeId: this.storeId },
         body: {
-          url: fieldText(data, "url"),
+          url: formText(data, "url"),
           events: data.getAll("events").map(String) as EventType[],
         },
       });

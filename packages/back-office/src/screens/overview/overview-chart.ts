@@ -40,11 +40,15 @@ export class OverviewChart extends BoElement {
     css`
       :host {
         display: block;
+        /* In a grid or flex row, the chart takes the room it is given, never more. */
+        min-inline-size: 0;
       }
       .frame {
         position: relative;
         block-size: 16rem;
         inline-size: 100%;
+        /* chart.js sizes the canvas after a resize: until then it must not widen the page. */
+        overflow: hidden;
       }
       .frame--loading {
         border-radius: 4px;
@@ -52,6 +56,7 @@ export class OverviewChart extends BoElement {
       }
       canvas {
         display: block;
+        max-inline-size: 100%;
       }
       details {
         margin-block-start: 0.75rem;

@@ -10,11 +10,11 @@ import type {
 import { css, html, nothing, type TemplateResult } from "lit";
 import type { FieldIssue } from "../../api/errors.js";
 import type { FormErrors } from "../../ui/field-errors.js";
+import { formText } from "../../ui/form-data.js";
 import { inputField, selectField } from "../../ui/form-field.js";
-import { problemMessage } from "../../ui/problem-message.js";
+import { formProblem } from "../../ui/form-problem.js";
 import { currencyUnit, targetText } from "./describe.js";
 import type { Fallback } from "../../ui/field-errors.js";
-import { formText } from "./form-issues.js";
 
 /*
  * The rule and club forms: templates rendered in the programme screen's shadow root (labels,
@@ -24,6 +24,12 @@ import { formText } from "./form-issues.js";
 
 function numberFrom(text: string): number {
   return text === "" ? Number.NaN : Number(text);
+}
+
+/** The form's text fields, trimmed. */
+function textOf(form: HTMLFormElement): (name: string) => string {
+  const data = new FormData(form);
+  return (name) => formText(data, name).trim();
 }
 
 /** A checkbox with its label, hint and error, as the fields of form-field.ts. */
@@ -56,21 +62,6 @@ function checkboxField(options: {
         ? html`<p class="field__error" id=${error}>
             <span class="field__error-icon" aria-hidden="true">!</span>${options.error}
           </p>`
-        : nothing
-    }
-  </div>`;
-}
-
-/** The top of a form: what cannot be shown next to a field. */
-function formProblem(errors: FormErrors): TemplateResult | typeof nothing {
-  if (errors.problem === undefined) return nothing;
-  return html`<div class="alert" role="alert">
-    ${problemMessage(errors.problem)}
-    ${
-      errors.otherIssues.length > 0
-        ? html`<ul>
-            ${errors.otherIssues.map((issue) => html`<li lang="en">${issue}</li>`)}
-          </ul>`
         : nothing
     }
   </div>`;
@@ -232,9 +223,9 @@ export function ruleForm(options: RuleFormOptions): TemplateResult {
 
 /** The body of createRule from the form. */
 export function ruleCreateBody(form: HTMLFormElement): CreateRuleRequest {
-  const data = new FormData(form);
-  const kind = formText(data, "kind") as RuleKind;
-  const target = formText(data, "targetId");
+  const text = textOf(form);
+  const kind = text("kind") as RuleKind;
+  const target = text("targetId");
   return {
     kind,
     targetId: kind === "default" || target === "" ? null : numberFrom(target),
@@ -244,14 +235,14 @@ export function ruleCreateBody(form: HTMLFormElement): CreateRuleRequest {
 
 /** The body of updateRule from the form: every field it shows. */
 export function ruleUpdateBody(form: HTMLFormElement): Required<UpdateRuleRequest> {
-  const data = new FormData(form);
-  const pointsPerItem = formText(data, "pointsPerItem");
+  const text = textOf(form);
+  const pointsPerItem = text("pointsPerItem");
   return {
-    name: formText(data, "name"),
-    rate: numberFrom(formText(data, "rate")),
+    name: text("name"),
+    rate: numberFrom(text("rate")),
     // Extra points are optional: an empty field means none.
     pointsPerItem: pointsPerItem === "" ? 0 : numberFrom(pointsPerItem),
-    active: data.get("active") === "on",
+    active: new FormData(form).get("active") === "on",
   };
 }
 
@@ -318,11 +309,11 @@ export function clubForm(options: ClubFormOptions): TemplateResult {
 
 /** The body of createClub (and updateClub: the same fields) from the form. */
 export function clubBody(form: HTMLFormElement): CreateClubRequest {
-  const data = new FormData(form);
+  const text = textOf(form);
   return {
-    name: formText(data, "name"),
-    threshold: numberFrom(formText(data, "threshold")),
-    multiplier: numberFrom(formText(data, "multiplier")),
+    name: text("name"),
+    threshold: numberFrom(text("threshold")),
+    multiplier: numberFrom(text("multiplier")),
   };
 }
 

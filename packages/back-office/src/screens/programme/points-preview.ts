@@ -4,13 +4,13 @@ import { css, html, nothing } from "lit";
 import { api } from "../../api/client.js";
 import { BoElement, define } from "../../ui/element.js";
 import { NO_ERRORS, focusFirstProblem, type FormErrors } from "../../ui/field-errors.js";
+import { formText } from "../../ui/form-data.js";
 import { fieldStyles, inputField } from "../../ui/form-field.js";
+import { formProblem } from "../../ui/form-problem.js";
 import { formatCurrency, formatNumber, formatPoints } from "../../ui/format.js";
-import { problemMessage } from "../../ui/problem-message.js";
 import { base } from "../../ui/styles.js";
 import { kindLabel, multiplierText } from "./describe.js";
 import { fieldErrors } from "../../ui/field-errors.js";
-import { formText } from "./form-issues.js";
 
 /**
  * "What would this product earn?": the points of one unit and of an order line under the
@@ -128,7 +128,7 @@ export class PointsPreviewPanel extends BoElement {
     event.preventDefault();
     if (this.busy) return;
     const data = new FormData(event.currentTarget as HTMLFormElement);
-    const text = (name: string) => formText(data, name);
+    const text = (name: string) => formText(data, name).trim();
     const query: PointsPreviewQuery = {
       price: text("price"),
       quantity: text("quantity") || "1",
@@ -175,23 +175,15 @@ export class PointsPreviewPanel extends BoElement {
     const { errors } = this;
     const currency = this.store.currency;
     return html`<form novalidate @submit=${this.#submit}>
-        ${
-          errors.problem === undefined
-            ? nothing
-            : html`<div class="alert" role="alert">
-                ${
-                  this.stale
-                    ? html`<p>
-                        ${msg(
-                          "The programme changed but the product could not be computed again: the figures below may be out of date.",
-                        )}
-                      </p>`
-                    : nothing
-                }
-                ${problemMessage(errors.problem)}
-                ${errors.otherIssues.map((issue) => html`<p lang="en">${issue}</p>`)}
-              </div>`
-        }
+        ${formProblem(errors, {
+          lead: this.stale
+            ? html`<p>
+                ${msg(
+                  "The programme changed but the product could not be computed again: the figures below may be out of date.",
+                )}
+              </p>`
+            : undefined,
+        })}
         ${inputField({
           name: "product",
           id: "preview-product",

@@ -10,9 +10,10 @@ import {
   NO_ERRORS,
   type FormErrors,
 } from "../../ui/field-errors.js";
+import { formText } from "../../ui/form-data.js";
 import { fieldStyles, inputField, selectField, textareaField } from "../../ui/form-field.js";
+import { formProblem } from "../../ui/form-problem.js";
 import { announce } from "../../ui/live-region.js";
-import { problemMessage } from "../../ui/problem-message.js";
 import { base } from "../../ui/styles.js";
 import { checkboxField, extraFieldStyles } from "../widgets/fields.js";
 
@@ -154,25 +155,12 @@ export class RewardForm extends BoElement {
   }
 
   protected override render() {
-    const { fields, problem, otherIssues } = this.errors;
+    const { fields } = this.errors;
     const reward = this.reward;
     const voucher = reward?.voucher;
     const currency = this.#currency;
     const editing = reward !== undefined;
-    return html`${
-        problem === undefined
-          ? nothing
-          : html`<div class="alert" role="alert">
-              ${problemMessage(problem)}
-              ${
-                otherIssues.length > 0
-                  ? html`<ul>
-                      ${otherIssues.map((issue) => html`<li>${issue}</li>`)}
-                    </ul>`
-                  : nothing
-              }
-            </div>`
-      }
+    return html`${formProblem(this.errors)}
       <form
         novalidate
         @submit=${this.#submit}
@@ -389,10 +377,7 @@ export class RewardForm extends BoElement {
     event.preventDefault();
     if (this.busy) return;
     const data = new FormData(this.#form());
-    const text = (name: string) => {
-      const value = data.get(name);
-      return typeof value === "string" ? value.trim() : "";
-    };
+    const text = (name: string) => formText(data, name).trim();
     const triggerText = text("triggerValue");
     const fields = {
       name: text("name"),
@@ -433,8 +418,7 @@ export class RewardForm extends BoElement {
 }
 
 function optionalNumber(data: FormData, name: string): number | null {
-  const value = data.get(name);
-  const text = typeof value === "string" ? value.trim() : "";
+  const text = formText(data, name).trim();
   return text === "" ? null : Number(text);
 }
 

@@ -4,6 +4,7 @@ import "@loyalty/widgets/cart-widget";
 import "@loyalty/widgets/product-points";
 import "@loyalty/widgets/program-presentation";
 import { css, html, nothing, type TemplateResult } from "lit";
+import { storePath } from "../../app/navigation.js";
 import { formatCurrency, formatNumber } from "../../ui/format.js";
 import type { Draft } from "./draft.js";
 
@@ -72,9 +73,18 @@ function element(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateRes
 /**
  * The preview of `draft` for a widget of `kind`: a caption saying what it shows, then the
  * widget. Links inside do not leave the back-office: a click on them does nothing.
+ * `samplePoints`: what the product-points sample earns, once known; the widget hidden for
+ * earning nothing says why under it.
  */
-export function widgetPreview(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateResult {
+export function widgetPreview(
+  kind: WidgetKind,
+  store: AdminStore,
+  draft: Draft,
+  samplePoints?: number,
+): TemplateResult {
   const off = (kind === "cart" || kind === "product-points") && draft["enabled"] === false;
+  const hiddenAtZero =
+    kind === "product-points" && !off && draft["hideWhenZero"] === true && samplePoints === 0;
   return html`<p class="preview__caption">${caption(kind, store)}</p>
     ${
       off
@@ -92,7 +102,17 @@ export function widgetPreview(kind: WidgetKind, store: AdminStore, draft: Draft)
       }}
     >
       ${element(kind, store, draft)}
-    </div>`;
+    </div>
+    ${
+      hiddenAtZero
+        ? html`<p class="alert alert--info preview__note">
+            ${msg(
+              str`Your rules give this product no points, so the widget hides itself, as “Hide it when the product earns no points” asks.`,
+            )}
+            <a href=${storePath(store.id, "programme")}>${msg("Set the earning rules")}</a>
+          </p>`
+        : nothing
+    }`;
 }
 
 export const previewStyles = css`
@@ -106,6 +126,9 @@ export const previewStyles = css`
     background: var(--bo-surface);
     color: #1f2328;
     overflow-x: auto;
+  }
+  .preview__note {
+    margin-block: 0.75rem 0;
   }
   .preview__frame--product-points {
     min-block-size: 4rem;
