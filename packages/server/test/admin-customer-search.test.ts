@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  adminCustomerSummarySchema,
   customerHistoryResponseV2Schema,
   customerSearchResponseSchema,
   customerTransactionsResponseSchema,
@@ -349,6 +350,16 @@ describe("GET /admin/stores/{storeId}/customers", () => {
       },
     ]);
     expect(page.customers[3]).toMatchObject({ balance: 6600, email: "vip@example.com" });
+
+    // The customer's page reads the same standing in one request.
+    for (const summary of page.customers) {
+      const one = await service.request(
+        "GET",
+        `/admin/stores/${t.store.id}/customers/${summary.externalId}`,
+      );
+      expect(one.status).toBe(200);
+      expect(adminCustomerSummarySchema.parse(await one.json())).toEqual(summary);
+    }
 
     // As the customer's own history says.
     const query = new URLSearchParams({

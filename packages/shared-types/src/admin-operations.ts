@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  adminCustomerSchema,
+  adminCustomerSummarySchema,
   adminVoucherVersionSchema,
   adminRewardSchema,
   adminStoreSchema,
@@ -489,11 +489,11 @@ export const ADMIN_OPERATIONS = {
     method: "GET",
     path: "/admin/stores/{storeId}/customers/{externalId}",
     tag: "Admin: customers",
-    summary: "A customer's profile and balance",
+    summary: "A customer's profile, balance and club standing",
     successStatus: 200,
     errors: read,
     pathParams: customerAdminPathSchema,
-    response: adminCustomerSchema,
+    response: adminCustomerSummarySchema,
   }),
   adjustCustomerPoints: storeOperation({
     method: "POST",

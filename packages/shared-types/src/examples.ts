@@ -359,6 +359,13 @@ const adminCustomer = {
   erasedAt: null,
 };
 
+/** The customer with their club standing, as the search and the customer's page report it. */
+const adminCustomerSummary = {
+  ...adminCustomer,
+  earnedLast12Months: 1_240,
+  club: { id: 1, name: "Silver", multiplier: 1.2 },
+};
+
 const adjustment = {
   id: 9004,
   kind: "manual_adjustment" as const,
@@ -751,20 +758,14 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
   },
   searchCustomers: {
     response: {
-      customers: [
-        {
-          ...adminCustomer,
-          earnedLast12Months: 1_240,
-          club: { id: 1, name: "Silver", multiplier: 1.2 },
-        },
-      ],
+      customers: [adminCustomerSummary],
       nextCursor: null,
     },
   },
   listCustomerTransactions: {
     response: { transactions: [adjustment], nextCursor: "OTAwNA" },
   },
-  getAdminCustomer: { response: adminCustomer },
+  getAdminCustomer: { response: adminCustomerSummary },
   adjustCustomerPoints: {
     request: { points: 150, reason: "Goodwill gesture: late delivery" },
     response: { transaction: adjustment, balance: 790 },

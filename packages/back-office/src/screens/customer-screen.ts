@@ -28,12 +28,6 @@ import {
   type Transaction,
 } from "./customers/customer-text.js";
 
-/** A customer's page: their profile, and their club (which only the search reports). */
-interface CustomerDetail {
-  customer: AdminCustomer;
-  summary: AdminCustomerSummary | null;
-}
-
 /** A customer id as URLs write it. */
 const EXTERNAL_ID = /^\d{1,16}$/;
 
@@ -170,7 +164,8 @@ export class CustomerScreen extends StoreScreen {
   };
 
   /** The customer as last read or changed here (an adjustment, the erasure). */
-  declare detail: CustomerDetail | undefined;
+  /** The customer with their club standing. */
+  declare detail: AdminCustomerSummary | undefined;
   declare adjustErrors: FormErrors;
   /** The last adjustment saved: shown, with the new balance, in the "Saved" status. */
   declare adjusted: { points: number; balance: number } | undefined;
@@ -181,21 +176,10 @@ export class CustomerScreen extends StoreScreen {
   declare dataError: unknown;
 
   readonly #load = new Task(this, {
-    task: async ([storeId, externalId], { signal }): Promise<CustomerDetail | null> => {
+    task: async ([storeId, externalId], { signal }): Promise<AdminCustomerSummary | null> => {
       if (!EXTERNAL_ID.test(externalId)) return null;
       try {
-        const [customer, found] = await Promise.all([
-          api.call("getAdminCustomer", { params: { storeId, externalId }, signal }),
-          // The search by exact id is what reports the club and the points it is measured on.
-          api.call("searchCustomers", {
-            params: { storeId },
-            query: { query: externalId, limit: "5" },
-            signal,
-          }),
-        ]);
-        const summary =
-          found.customers.find((candidate) => candidate.externalId === customer.externalId) ?? null;
-        return { customer, summary };
+        return await api.call("getAdminCustomer", { params: { storeId, externalId }, signal });
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;
@@ -229,9 +213,7 @@ export class CustomerScreen extends StoreScreen {
   }
 
   protected override get screenTitle(): string {
-    return this.detail
-      ? customerName(this.detail.customer)
-      : msg(str`Customer ${this.#externalId}`);
+    return this.detail ? customerName(this.detail) : msg(str`Customer ${this.#externalId}`);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -262,7 +244,7 @@ export class CustomerScreen extends StoreScreen {
       })}`;
   }
 
-  #renderDetail({ customer, summary }: CustomerDetail) {
+  #renderDetail(customer: AdminCustomerSummary) {
     const erased = customer.erasedAt !== null;
     return html`<p class="subtitle">
         ${msg(str`Customer ${customer.externalId}`)}${customer.email ? ` · ${customer.email}` : ""}
@@ -282,7 +264,7 @@ export class CustomerScreen extends StoreScreen {
             </div>`
       }
       <div class="cards">
-        ${this.#renderBalance(customer)} ${this.#renderClub(summary)}
+        ${this.#renderBalance(customer)} ${this.#renderClub(customer)}
         ${this.#renderProfile(customer)} ${erased ? nothing : this.#renderPersonalData(customer)}
       </div>
       ${erased ? nothing : this.#renderAdjustment()} ${this.#renderHistory()}`;
@@ -314,8 +296,8 @@ export class CustomerScreen extends StoreScreen {
     </section>`;
   }
 
-  #renderClub(summary: AdminCustomerSummary | null) {
-    const club = summary?.club ?? null;
+  #renderClub(summary: AdminCustomerSummary) {
+    const club = summary.club;
     return html`<section class="card" aria-labelledby="club-heading">
       <h2 id="club-heading">${msg("Club")}</h2>
       <p class="big">${club?.name ?? msg("No club")}</p>
@@ -327,13 +309,9 @@ export class CustomerScreen extends StoreScreen {
           : nothing
       }
       <p>
-        ${
-          summary
-            ? msg(
-                str`${formatPoints(summary.earnedLast12Months)} earned in the last 12 months, what clubs are measured on.`,
-              )
-            : msg("The points earned in the last 12 months could not be read.")
-        }
+        ${msg(
+          str`${formatPoints(summary.earnedLast12Months)} earned in the last 12 months, what clubs are measured on.`,
+        )}
       </p>
     </section>`;
   }
@@ -532,10 +510,7 @@ export class CustomerScreen extends StoreScreen {
         },
       });
       this.adjustErrors = NO_ERRORS;
-      this.detail = {
-        ...this.detail,
-        customer: { ...this.detail.customer, balance: result.balance },
-      };
+      this.detail = { ...this.detail, balance: result.balance };
       this.#history.prepend(result.transaction);
       form.reset();
       this.adjusted = { points: result.transaction.points, balance: result.balance };
@@ -598,10 +573,7 @@ export class CustomerScreen extends StoreScreen {
         erasedAt: result.erasedAt,
         balance: result.balance,
       };
-      this.detail = {
-        customer: { ...this.detail.customer, ...erased },
-        summary: this.detail.summary ? { ...this.detail.summary, ...erased } : null,
-      };
+      this.detail = { ...this.detail, ...erased };
       this.adjusted = undefined;
       await this.updateComplete;
       this.renderRoot.querySelector<HTMLElement>("#erased")?.focus();

@@ -145,7 +145,6 @@ export const templates = {
   s3a026166729074c3: `Récompense échangée`,
   s3a9712225e665bc7: `L’adresse d’administration de la boutique, par exemple https://ma-boutique.myshopify.com.`,
   s3abe50c12fb67584: `Préparation de l’export…`,
-  s3ad8e3383e600b8f: `Les points gagnés ces 12 derniers mois n’ont pas pu être lus.`,
   s3b3d86d9271beee0: str`Configuration par défaut restaurée : le widget ${0} affiche les textes par défaut en ${1}.`,
   s3b57ba081ecb9d34: `Modifier la règle`,
   s3bc1a241d9b3a270: str`Un produit à ${0}.`,

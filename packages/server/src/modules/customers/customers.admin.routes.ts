@@ -108,7 +108,7 @@ export function customersAdminRoutes(context: AppContext): Router {
   });
 
   adminRoute(router, context, ADMIN_OPERATIONS.getAdminCustomer, async ({ store, params }) =>
-    adminCustomerView(await customers.get(store.id, params.externalId)),
+    customerSummaryView(await customers.summary(store.id, params.externalId)),
   );
   adminRoute(
     router,

@@ -101,19 +101,36 @@ export class CustomersAdminService {
       listClubs(this.pool, storeId),
     ]);
     const { items, nextCursor } = paged(fetched, page.limit);
+    return { customers: await this.#standings(items, clubs, windowStart), nextCursor };
+  }
+
+  /** One customer with their club standing, as the search reports it. */
+  async summary(storeId: number, externalId: number): Promise<CustomerSummary> {
+    const windowStart = clubWindowStart(this.clock());
+    const [customer, clubs] = await Promise.all([
+      this.get(storeId, externalId),
+      listClubs(this.pool, storeId),
+    ]);
+    const [summary] = await this.#standings([customer], clubs, windowStart);
+    return summary!;
+  }
+
+  /** The customers' points of the last 12 months in one statement, and the club they reach. */
+  async #standings(
+    customers: readonly AdminCustomerRow[],
+    clubs: readonly Club[],
+    windowStart: Date,
+  ): Promise<CustomerSummary[]> {
     const earned = await pointsEarnedSince(
       this.pool,
-      items.map((customer) => customer.id),
+      customers.map((customer) => customer.id),
       windowStart,
     );
-    return {
-      customers: items.map((customer) => {
-        const earnedLast12Months = earned.get(customer.id) ?? 0;
-        const { club } = clubStanding(clubs, earnedLast12Months);
-        return { customer, earnedLast12Months, club };
-      }),
-      nextCursor,
-    };
+    return customers.map((customer) => {
+      const earnedLast12Months = earned.get(customer.id) ?? 0;
+      const { club } = clubStanding(clubs, earnedLast12Months);
+      return { customer, earnedLast12Months, club };
+    });
   }
 
   /** A page of the customer's ledger, newest first; not-found for a customer the store never met. */
