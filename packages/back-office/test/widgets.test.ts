@@ -377,6 +377,41 @@ describe("the widgets screen", () => {
     await expect.element(note).not.toBeInTheDocument();
   });
 
+  test("Back while the question is asked keeps one question; a dialog of a screen left goes with it", async () => {
+    serveConfigurations();
+    await startApp(`/back-office/stores/${STORE.id}/overview`, signedIn);
+    await userEvent.click(page.getByRole("navigation").getByRole("link", { name: "Widgets" }));
+    await userEvent.fill(templateField(), "Draft {points}");
+    const dialogs = () => document.querySelectorAll("bo-confirm-dialog").length;
+
+    history.back();
+    const dialog = page.getByRole("dialog", { name: "Discard your changes?" });
+    await expect.element(dialog).toBeVisible();
+    // Back again, twice, while it asks: the same question, still here.
+    history.back();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    history.back();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(dialogs()).toBe(1);
+    expect(location.pathname).toBe(SCREEN_URL);
+    await userEvent.click(dialog.getByRole("button", { name: "Discard changes" }));
+    // One step back, as the admin asked: the overview, not further.
+    await expect.element(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(location.pathname).toBe(`/back-office/stores/${STORE.id}/overview`);
+    expect(dialogs()).toBe(0);
+
+    // Nothing pending: Back with another question open leaves, and the question goes.
+    history.forward();
+    await expect.element(page.getByRole("heading", { level: 1, name: "Widgets" })).toBeVisible();
+    await userEvent.click(page.getByRole("button", { name: "Restore the default" }));
+    await expect.element(page.getByRole("dialog")).toBeVisible();
+    history.back();
+    await expect.element(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+    expect(dialogs()).toBe(0);
+    expect(deletes("product-points")).toHaveLength(0);
+  });
+
   test("a configuration never published says it uses the default texts", async () => {
     serveConfigurations();
     serve(
@@ -687,6 +722,12 @@ describe("the widgets screen", () => {
       );
     await expectNoAxeViolations();
     await userEvent.keyboard("{Escape}");
+    await expect.element(dialog).not.toBeInTheDocument();
+    // Long enough for a request Escape would have sent.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(deletes("product-points")).toHaveLength(0);
+    await expect
+      .element(page.getByRole("button", { name: "Restaurer la configuration par défaut" }))
+      .toBeVisible();
   });
 });

@@ -85,6 +85,7 @@ export function createServices(
     secrets,
     { timeoutMs: config.platformTimeoutMs, outbound },
     storefront,
+    logger,
   );
   const mailer = createMailer({
     url: config.smtp.url,

@@ -209,6 +209,33 @@ describe("the platform connection's settings", () => {
     );
   });
 
+  it("stored credentials that no longer read: no settings shown, and a complete save mends them", async () => {
+    const storeId = await newStore();
+    const shop = await shopify();
+    await save(storeId, { platform: "shopify", url: shop.url, accessToken: TOKEN });
+    // Sealed under another key, or before a rule was tightened: they no longer read.
+    await app.context.pool.query(`UPDATE stores SET platform_credentials = $2 WHERE id = $1`, [
+      storeId,
+      Buffer.from("not what the service sealed"),
+    ]);
+    expect(await read(storeId)).toEqual({
+      platform: "shopify",
+      url: shop.url,
+      hasCredentials: true,
+      settings: null,
+    });
+    expect(app.logs.join("")).toContain("stored platform credentials could not be read");
+
+    // Nothing to keep: the secret is asked for, as for a store without one.
+    expectRefused(await call("PUT", storeId, { platform: "shopify", url: shop.url }), [
+      ["/accessToken", "accessToken is required"],
+    ]);
+    // Typed again, it replaces what was stored, which is not even read.
+    await save(storeId, { platform: "shopify", url: shop.url, accessToken: TOKEN });
+    expect((await read(storeId)).settings).toEqual({ platform: "shopify", apiVersion: "2026-10" });
+    expect(await testConnection(storeId)).toMatchObject({ ok: true });
+  });
+
   it("never answers with a secret", () => {
     expect(responses.length).toBeGreaterThan(10);
     for (const text of responses) {

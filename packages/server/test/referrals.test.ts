@@ -361,11 +361,19 @@ describe("referrals on a store whose platform knows other customers", () => {
   it("falls back on its own customers when the platform fails, and says so in the log", async () => {
     mock.use(
       http.get("https://woo-referrals.test/wp-json/wc/v3/customers", () =>
-        HttpResponse.json({ message: "down" }, { status: 503 }),
+        // A shop in debug mode echoes what it was sent: the credentials among it.
+        HttpResponse.json(
+          { message: "down", debug: "consumer_key=ck_referrals consumer_secret=cs_referrals" },
+          { status: 503 },
+        ),
       ),
     );
     expect((await refer(woo, 8, { email: "while-down@example.com" })).status).toBe(201);
-    expect(app.logs.join("")).toContain("only the service's customers were checked");
+    const logs = app.logs.join("");
+    expect(logs).toContain("only the service's customers were checked");
+    expect(logs).toContain('"httpStatus":503');
+    // Measured, never quoted.
+    expect(logs).not.toContain("cs_referrals");
   });
 
   it("answers the platform's failures when the referee asks for the code, then the code", async () => {

@@ -23,22 +23,36 @@ export interface LeaveGuard {
 
 const guards = new Set<LeaveGuard>();
 
-/** Registers a guard for as long as its screen is shown; returns its removal. */
+/**
+ * Registers a guard for as long as its screen is shown; returns its removal. Closing the tab
+ * is listened to only meanwhile (a page with a "beforeunload" listener may be kept out of the
+ * browser's back-forward cache).
+ */
 export function guardLeaving(guard: LeaveGuard): () => void {
+  if (guards.size === 0) window.addEventListener("beforeunload", onBeforeUnload);
   guards.add(guard);
-  return () => guards.delete(guard);
+  return () => {
+    guards.delete(guard);
+    if (guards.size === 0) window.removeEventListener("beforeunload", onBeforeUnload);
+  };
 }
 
 function pendingGuards(): LeaveGuard[] {
   return [...guards].filter((guard) => guard.pending());
 }
 
+/** The question under way: a second way out while it is asked gets the same answer. */
+let asking: Promise<boolean> | undefined;
+
 /** Asks each guard with something pending, in turn: true when the admin may leave. */
-export async function confirmLeaving(): Promise<boolean> {
-  for (const guard of pendingGuards()) {
-    if (!(await guard.confirmLeave())) return false;
-  }
-  return true;
+export function confirmLeaving(): Promise<boolean> {
+  asking ??= (async () => {
+    for (const guard of pendingGuards()) {
+      if (!(await guard.confirmLeave())) return false;
+    }
+    return true;
+  })().finally(() => (asking = undefined));
+  return asking;
 }
 
 /**
@@ -76,34 +90,50 @@ export function navigate(url: string, { replace = false } = {}): void {
   }
 }
 
-/** Goes to `url` once every guard agrees; resolves whether it went. */
+/**
+ * Goes to `url` once every guard agrees; resolves whether it went. A second way out taken while
+ * the admin is asked does not go anywhere of its own: the first one's answer decides.
+ */
 export async function leaveTo(url: string): Promise<boolean> {
+  if (asking) {
+    await asking;
+    return false;
+  }
   if (!(await confirmLeaving())) return false;
   navigate(url);
   return true;
 }
 
-/** The entry Back or Forward went to is being undone: its popstate is not the router's. */
-let restoring = false;
+/** The position Back or Forward is being undone to: its popstate is not the router's. */
+let restoringTo: number | undefined;
 
 function onPopState(event: PopStateEvent): void {
   if (routing) return;
-  if (restoring) {
-    restoring = false;
+  const target = positionOf(event.state);
+  if (restoringTo !== undefined && target === restoringTo) {
+    restoringTo = undefined;
     event.stopImmediatePropagation();
     return;
   }
-  const target = positionOf(event.state) ?? 0;
+  if (target === undefined) {
+    // An entry the app did not make (a fragment typed in the address bar): it takes the next
+    // position, and nothing is held back, since how far it went is unknown.
+    position += 1;
+    history.replaceState({ ...(event.state as object | null), position }, "");
+    return;
+  }
   const delta = position - target;
-  if (delta === 0 || pendingGuards().length === 0) {
+  if (delta === 0 || (pendingGuards().length === 0 && !asking)) {
     position = target;
     return;
   }
   // Back or Forward with something pending: back to this screen's entry, then ask. The router
-  // never hears of the first move; on "leave", the same move again finds nothing pending.
+  // never hears of the first move; on "leave", the same move again finds nothing pending. A move
+  // while the question is already asked is undone too, and waits for that answer.
   event.stopImmediatePropagation();
-  restoring = true;
+  restoringTo = position;
   history.go(delta);
+  if (asking) return;
   void confirmLeaving().then((leave) => {
     if (leave) history.go(-delta);
   });
@@ -151,10 +181,8 @@ export function startNavigation(): () => void {
   if (positionOf(history.state) === undefined) history.replaceState({ position }, "");
   window.addEventListener("popstate", onPopState, { capture: true });
   window.addEventListener("click", onClick);
-  window.addEventListener("beforeunload", onBeforeUnload);
   return () => {
     window.removeEventListener("popstate", onPopState, { capture: true });
     window.removeEventListener("click", onClick);
-    window.removeEventListener("beforeunload", onBeforeUnload);
   };
 }

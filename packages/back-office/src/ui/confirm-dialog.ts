@@ -30,7 +30,8 @@ function deepActiveElement(): HTMLElement | null {
 /**
  * Asks the user to confirm an action, in a modal native `<dialog>`: the rest of the page is
  * inert (the browser traps the focus), Escape cancels, and the focus goes back to where it was.
- * Resolves true when confirmed.
+ * Resolves true when confirmed; a move of the browser's history (Back) cancels it, unless the
+ * app holds that move back while it asks (app/navigation.ts).
  *
  * ```ts
  * if (await confirmAction({ heading: msg("Revoke this key?"), confirmLabel: msg("Revoke key"),
@@ -104,10 +105,14 @@ export class ConfirmDialog extends BoElement {
     this.renderRoot
       .querySelector<HTMLElement>(this.options.typeToConfirm ? "input" : "button[value=cancel]")
       ?.focus();
+    // The page moved on under it (the browser's Back): the question is gone with its screen.
+    const onPopState = () => dialog.close("cancel");
+    window.addEventListener("popstate", onPopState);
     return new Promise((resolve) => {
       dialog.addEventListener(
         "close",
         () => {
+          window.removeEventListener("popstate", onPopState);
           returnFocus?.focus();
           resolve(dialog.returnValue === "confirm");
         },

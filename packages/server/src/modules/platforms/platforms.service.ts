@@ -51,7 +51,7 @@ const PLATFORM_DETAIL = {
  * error's message, which quotes them (a shop in debug mode echoes its configuration and the
  * credentials it was sent).
  */
-function failureMeasures(error: PlatformError): Record<string, unknown> {
+export function failureMeasures(error: PlatformError): Record<string, unknown> {
   return {
     reason: error.reason,
     httpStatus: error.status ?? null,
@@ -236,6 +236,7 @@ export class PlatformsService {
     private readonly secrets: SecretBox,
     private readonly http: PlatformHttpOptions,
     private readonly storefront: StorefrontCache,
+    private readonly logger: Logger,
   ) {
     this.sandboxCodes = new Batcher((codes) => insertSandboxCodes(pool, codes), {
       maxBatch: 100,
@@ -256,14 +257,19 @@ export class PlatformsService {
     input: PlatformConnectionWriteInput,
     { allowPrivateUrls = false, db = this.pool }: ConnectOptions = {},
   ): Promise<ConnectionSummary> {
-    const stored = await findConnection(db, storeId);
+    // Complete (every secret typed), the stored credentials are not even read: a save always
+    // mends what was stored, even credentials that no longer decrypt.
+    const complete = platformConnectionSchema.safeParse(input);
+    const stored = complete.success ? undefined : await findConnection(db, storeId);
     const kept =
       stored?.sealedCredentials && keepsStoredCredentials(summaryOf(stored), input)
-        ? this.unseal(storeId, stored.sealedCredentials)
+        ? this.readSealed(storeId, stored.sealedCredentials)
         : undefined;
-    const connection = kept
-      ? withStoredSecrets(parseRequest(platformConnectionWriteSchema, input, "body"), kept)
-      : parseRequest(platformConnectionSchema, input, "body");
+    const connection = complete.success
+      ? complete.data
+      : kept
+        ? withStoredSecrets(parseRequest(platformConnectionWriteSchema, input, "body"), kept)
+        : parseRequest(platformConnectionSchema, input, "body");
     const { platform, ...rest } = connection;
     const url = "url" in rest ? rest.url : null;
     if (url !== null && !allowPrivateUrls) refusePrivateHost(url);
@@ -289,7 +295,9 @@ export class PlatformsService {
       ...summaryOf(stored),
       // Parsed, not only checked: the settings schema has no secret field, so they are dropped.
       settings: stored.sealedCredentials
-        ? platformSettingsSchema.parse(this.unseal(storeId, stored.sealedCredentials))
+        ? platformSettingsSchema
+            .nullable()
+            .parse(this.readSealed(storeId, stored.sealedCredentials) ?? null)
         : null,
     };
   }
@@ -352,6 +360,23 @@ export class PlatformsService {
    * The stored connection, decrypted: for the adapter, a write's kept secrets and the settings
    * read back (never as it is).
    */
+  /**
+   * The stored connection, or undefined when it no longer reads (another master key, a rule
+   * tightened since it was saved): the back-office then shows no settings and asks for every
+   * secret, and a complete save replaces it. What failed is logged, never what was read.
+   */
+  private readSealed(storeId: number, sealed: Buffer): PlatformConnection | undefined {
+    try {
+      return this.unseal(storeId, sealed);
+    } catch (error) {
+      this.logger.warn(
+        { storeId, err: error instanceof Error ? error.name : typeof error },
+        "stored platform credentials could not be read",
+      );
+      return undefined;
+    }
+  }
+
   private unseal(storeId: number, sealed: Buffer): PlatformConnection {
     return platformConnectionSchema.parse(
       JSON.parse(this.secrets.decrypt(sealed, sealContext(storeId))),

@@ -21,7 +21,11 @@ import { ensureCustomer, findCustomerIdByEmail } from "../customers/customers.re
 import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
-import { platformFailure, type PlatformsService } from "../platforms/platforms.service.js";
+import {
+  failureMeasures,
+  platformFailure,
+  type PlatformsService,
+} from "../platforms/platforms.service.js";
 import { invitationEmail } from "./referral-email.js";
 import {
   findInvitation,
@@ -172,7 +176,7 @@ export class ReferralsService {
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       this.logger.warn(
-        { storeId: store.id, reason: error.reason, err: error.message },
+        { storeId: store.id, ...failureMeasures(error) },
         "referral check: the store's platform failed, only the service's customers were checked",
       );
       return;
