@@ -57,6 +57,9 @@ export function failureMeasures(error: PlatformError): Record<string, unknown> {
     httpStatus: error.status ?? null,
     bodyLength: error instanceof PlatformStatusError ? error.bodyLength : undefined,
     code: systemCode(error.cause),
+    // The outbound module's own words (a private address refused, a timeout, a DNS failure):
+    // nothing the platform said is in them.
+    detail: error.cause instanceof OutboundError ? error.cause.message : undefined,
   };
 }
 
