@@ -354,6 +354,8 @@ describe("the rewards screen", () => {
     await userEvent.click(saved.getByRole("button", { name: "Edit Five euros off" }));
     await userEvent.fill(saved.getByLabelText("Name"), "Five euros");
     await userEvent.click(saved.getByRole("button", { name: "Save the reward" }));
+    // The second PATCH itself ("Five euros" names the card before the save too).
+    await expect.poll(() => requestsTo(`${LIST}/12`).length).toBe(patches.length + 1);
     await expect.element(card("Five euros")).toBeVisible();
     expect(await requestsTo(`${LIST}/12`).at(-1)!.json()).not.toHaveProperty("voucher");
   });
