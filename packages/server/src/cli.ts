@@ -10,7 +10,7 @@ import { pino, type Logger } from "pino";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { startEmbeddedPostgres } from "./db/embedded.js";
 import { DatabaseNotMigratedError, migrate } from "./db/migrate.js";
-import { AppError } from "./http/app-error.js";
+import { AppError } from "./errors.js";
 import { createLogger } from "./http/logger.js";
 import { DEMO_DOMAIN } from "./modules/demo/demo.service.js";
 import { keyId } from "./modules/stores/api-keys.service.js";

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { adminSession, type AdminSession } from "./support/admin.js";
 import { startTestApp, type TestApp } from "./support/app.js";
 import { storeWithKey } from "./support/fixtures.js";
-import { MAX_RESPONSE_BYTES } from "../src/http/outbound.js";
+import { MAX_RESPONSE_BYTES } from "../src/net/outbound.js";
 import { loopbackListener, streamFiller, type LoopbackListener } from "./support/loopback.js";
 
 /**

@@ -1,14 +1,14 @@
 import { hostname } from "node:os";
 import { createGzip } from "node:zlib";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { AppError } from "../src/http/app-error.js";
+import { AppError } from "../src/errors.js";
 import {
   MAX_RESPONSE_BYTES,
   Outbound,
   OutboundError,
   type OutboundRequest,
-} from "../src/http/outbound.js";
-import { refusePrivateHost } from "../src/http/private-hosts.js";
+} from "../src/net/outbound.js";
+import { refusePrivateHost } from "../src/net/private-hosts.js";
 import { loopbackListener, streamFiller, type LoopbackListener } from "./support/loopback.js";
 
 /**

@@ -8,7 +8,7 @@ import {
 import { run, type JobHelpers, type Runner } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SecretBox } from "../src/crypto/secrets.js";
-import { Outbound } from "../src/http/outbound.js";
+import { Outbound } from "../src/net/outbound.js";
 import { withTransaction } from "../src/db/pool.js";
 import { workerLogger } from "../src/jobs/queue.js";
 import { recordEvents, type OutboxEvent } from "../src/modules/events/events.repository.js";

@@ -13,7 +13,7 @@ import {
 } from "@loyalty/shared-types";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AppError } from "../src/http/app-error.js";
+import { AppError } from "../src/errors.js";
 import { revalidate } from "./support/revalidate.js";
 import { eventually, startTestApp, type TestApp } from "./support/app.js";
 

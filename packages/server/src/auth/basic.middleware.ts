@@ -1,4 +1,4 @@
-import { AppError } from "../http/app-error.js";
+import { AppError } from "../errors.js";
 import type { Authenticator } from "../http/rate-limit.middleware.js";
 import type { ApiKeysService } from "../modules/stores/api-keys.service.js";
 

@@ -1,6 +1,6 @@
 import { customerHashSchema, domainSchema, externalIdTextSchema } from "@loyalty/shared-types";
 import { constantTimeEqual, customerHash } from "../crypto/secrets.js";
-import { AppError } from "../http/app-error.js";
+import { AppError } from "../errors.js";
 import type { Authenticator } from "../http/rate-limit.middleware.js";
 import type { ApiKeysService } from "../modules/stores/api-keys.service.js";
 

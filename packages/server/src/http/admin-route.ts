@@ -5,7 +5,7 @@ import { bearerAuth } from "../auth/bearer.middleware.js";
 import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
 import type { StoreRow } from "../modules/stores/stores.repository.js";
 import type { AppContext } from "../runtime.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 import { operationBody } from "./body.js";
 import { honoursIdempotencyKey, idempotentRequests } from "./idempotency.middleware.js";
 import { expressPath } from "./operation-route.js";

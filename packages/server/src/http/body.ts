@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from "express";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 
 const ESCAPED_NUL = /(^|[^\\])(\\\\)*\\u0000/;
 

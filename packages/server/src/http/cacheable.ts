@@ -1,6 +1,6 @@
 import type { Response } from "express";
 import type { CachedSection, MaybePromise } from "../modules/storefront/storefront.cache.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 
 /** Sends a JSON body as a 200 that browsers and shared caches may keep, tagged `etag`. */
 export type SendCacheable = (res: Response, etag: string, json: string | Buffer) => void;

@@ -8,7 +8,7 @@ import {
 } from "@loyalty/shared-types";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "pino";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 import { findOperation } from "./operation-lookup.js";
 
 interface BodyParserError extends Error {

@@ -6,7 +6,7 @@ import type {
   IdempotencyService,
   KeptResponse,
 } from "../modules/idempotency/idempotency.service.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";

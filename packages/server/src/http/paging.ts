@@ -1,5 +1,5 @@
 import type { ValidationIssue } from "@loyalty/shared-types";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 import { describeIssues } from "./validate.js";
 
 /**

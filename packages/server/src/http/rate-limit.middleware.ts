@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator } from "express-rate-limit";
 import { ADMIN_OPERATIONS, normalizeDomain } from "@loyalty/shared-types";
 import type { RateLimits } from "../config.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 import { findOperation } from "./operation-lookup.js";
 
 /** Limits counted before routing, from what the request says. */
@@ -66,10 +66,9 @@ export const MAX_COUNTED_KEYS = 100_000;
 
 /**
  * Requests per key in fixed windows that start at a key's first request, counted synchronously.
- * express-rate-limit's middleware awaits its store, its key and its limit on every request; on
- * the storefront reads, served synchronously from memory, that cost about a tenth of their
- * throughput (calculate at 0.66x a bare Express instead of 0.74x, alternated runs). Its
- * IPv6-aware address keys (`ipKeyGenerator`) are still the library's.
+ * express-rate-limit's middleware awaits its store, its key and its limit on every request,
+ * which the storefront reads, served synchronously from memory, paid for visibly in `pnpm
+ * bench`. Its IPv6-aware address keys (`ipKeyGenerator`) are still the library's.
  *
  * Memory is bounded: expired windows are dropped once per window, and a counter full of live
  * ones forgets the one closest to its end, in constant time, so that clients inventing keys cost

@@ -1,8 +1,7 @@
 import { REVISION_HEADER, resolveRevision, type ApiRevision } from "@loyalty/shared-types";
 import type { RequestHandler } from "express";
-import { AppError } from "./app-error.js";
-
-export type Clock = () => Date;
+import type { Clock } from "../clock.js";
+import { AppError } from "../errors.js";
 
 const DAY_MS = 86_400_000;
 

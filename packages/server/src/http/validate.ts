@@ -1,6 +1,6 @@
 import type { ValidationIssue } from "@loyalty/shared-types";
 import type { z } from "zod";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 
 type Location = ValidationIssue["location"];
 

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { gzipSync } from "node:zlib";
 import { LATEST_REVISION, supportedRevisions, type ApiRevision } from "@loyalty/shared-types";
 import { Router, type RequestHandler, type Response } from "express";
-import { AppError } from "../http/app-error.js";
+import { AppError } from "../errors.js";
 import type { AppContext } from "../runtime.js";
 import { buildOpenApiDocument } from "./openapi.document.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Outbound } from "../../src/http/outbound.js";
+import { Outbound } from "../../src/net/outbound.js";
 import { type PlatformAdapter, PlatformError } from "../../src/modules/platforms/platform.types.js";
 import { PrestaShopPlatform } from "../../src/modules/platforms/prestashop.platform.js";
 import { ShopifyPlatform } from "../../src/modules/platforms/shopify.platform.js";

@@ -1,4 +1,4 @@
-import { Outbound } from "../../src/http/outbound.js";
+import { Outbound } from "../../src/net/outbound.js";
 import { delay, http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

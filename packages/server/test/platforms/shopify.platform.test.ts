@@ -1,4 +1,4 @@
-import { Outbound } from "../../src/http/outbound.js";
+import { Outbound } from "../../src/net/outbound.js";
 import { SHOPIFY_API_VERSION, type VoucherTerms } from "@loyalty/shared-types";
 import { delay, http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";

@@ -9,7 +9,7 @@ import { createPool } from "../../src/db/pool.js";
 import { createLogger } from "../../src/http/logger.js";
 import { taskList } from "../../src/jobs/tasks.js";
 import { startWorkers, type Workers } from "../../src/jobs/worker.js";
-import type { Clock } from "../../src/http/revision.middleware.js";
+import type { Clock } from "../../src/clock.js";
 import {
   StoreChangeListener,
   type StoreChangeListenerOptions,

@@ -13,7 +13,7 @@ import {
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secrets.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import { parseRequest } from "../../http/validate.js";
 import { findStoreById, findStoreByReference } from "../stores/stores.repository.js";
 import {

@@ -1,9 +1,9 @@
 import { externalIdTextSchema, type PointAdjustmentRequest } from "@loyalty/shared-types";
 import type pg from "pg";
 import { withTransaction } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import { pageFetchSize, paged, pageStart, type PageRequest } from "../../http/paging.js";
-import type { Clock } from "../../http/revision.middleware.js";
+import type { Clock } from "../../clock.js";
 import {
   appendLedgerEntries,
   clubWindowStart,

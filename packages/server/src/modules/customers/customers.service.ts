@@ -7,7 +7,7 @@ import {
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
-import type { Clock } from "../../http/revision.middleware.js";
+import type { Clock } from "../../clock.js";
 import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.js";
 import { clubStanding, type Club } from "../points/clubs.js";
 import { listClubs } from "../points/points.repository.js";

@@ -9,7 +9,7 @@ import type {
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import { withTransaction } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import type { ClubsService } from "../points/clubs.service.js";
 import type { RulesService } from "../points/rules.service.js";
 import type { ReferralsService } from "../referrals/referrals.service.js";

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { Batcher } from "../../db/batcher.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import {
   claimIdempotencyKeys,
   completeIdempotencyKeys,

@@ -4,7 +4,7 @@ import {
   type ProgramOverviewQuery,
 } from "@loyalty/shared-types";
 import type pg from "pg";
-import type { Clock } from "../../http/revision.middleware.js";
+import type { Clock } from "../../clock.js";
 import { parseRequest } from "../../http/validate.js";
 import {
   activeMembers,
@@ -51,8 +51,8 @@ function redemptionRate(points: ProgramOverview["points"]): number | null {
  * in five statements on three connections side by side: the period's ledger, the active
  * members' (each a scan of about 80,000 index entries for a large store's month), and the
  * small reads one after the other. On a loaded machine that answered as fast as five
- * connections (p50 89 against 91 ms) and faster than one (152 ms), and it leaves the pool to
- * the orders. The statements read at slightly different instants: a dashboard may show an
+ * connections and faster than one (`pnpm bench:overview`), and it leaves the pool to the
+ * orders. The statements read at slightly different instants: a dashboard may show an
  * order credited in one figure and not yet in another.
  */
 export class OverviewService {

@@ -3,7 +3,7 @@ import {
   OutboundError,
   type OutboundRequest,
   type OutboundResponse,
-} from "../../http/outbound.js";
+} from "../../net/outbound.js";
 import { PlatformError, type PlatformFailureReason } from "./platform.types.js";
 
 /** What the platform answered: any status, with its body parsed as JSON when it is JSON. */

@@ -4,7 +4,7 @@ import type {
   PointsPreview,
 } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import type {
   CachedSection,
   MaybePromise,

@@ -7,7 +7,7 @@ import {
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { Queryable } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import { parseRequest } from "../../http/validate.js";
 import {
   deleteRule,

@@ -14,7 +14,7 @@ import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction } from "../../db/pool.js";
 import type { Queryable } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import { parseRequest } from "../../http/validate.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { ensureCustomer, findCustomerIdByEmail } from "../customers/customers.repository.js";

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { Batcher } from "../../db/batcher.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
 import { platformFailure, type PlatformsService } from "../platforms/platforms.service.js";

@@ -4,7 +4,7 @@ import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { ConfigError } from "../../config.js";
 import type { Queryable } from "../../db/pool.js";
 import { constantTimeEqual, type SecretBox } from "../../crypto/secrets.js";
-import { AppError } from "../../http/app-error.js";
+import { AppError } from "../../errors.js";
 import { normalizeDomain } from "@loyalty/shared-types";
 import type { StoreChanges, StoreChangeSubscriber } from "../../db/store-changes.js";
 import {

@@ -11,10 +11,10 @@ import type { Logger } from "pino";
 import type { Config } from "../../config.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
-import { AppError } from "../../http/app-error.js";
-import { type Outbound, OutboundError } from "../../http/outbound.js";
+import { AppError } from "../../errors.js";
+import { type Outbound, OutboundError } from "../../net/outbound.js";
 import { pageFetchSize, paged, pageStart, type PageRequest } from "../../http/paging.js";
-import { refusePrivateHost } from "../../http/private-hosts.js";
+import { refusePrivateHost } from "../../net/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
 import { enqueue } from "../../jobs/queue.js";
 import {

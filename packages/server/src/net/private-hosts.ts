@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors.js";
 
 /**
  * IPv4 networks that are not the internet: unspecified ("this network", which Linux connects to
