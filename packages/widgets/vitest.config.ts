@@ -4,9 +4,10 @@ import { defineConfig } from "vitest/config";
 import { e2eCommands } from "./test/e2e/commands.js";
 
 /**
- * Every test runs in a real Chromium (Debian's, driven by Playwright). The API is mocked by msw's
- * service worker (public/mockServiceWorker.js), except in test/e2e, which talks to a real
- * server started by the global setup, from another origin than the page's.
+ * Every test runs in a real Chromium (Debian's, driven by Playwright), in one of two projects.
+ * `unit`: the API is mocked by msw's service worker (public/mockServiceWorker.js). `e2e`: the
+ * page talks to a real server, from another origin than the page's; the project's global setup
+ * starts it, so a run of the unit tests alone (`vitest run --project unit`) starts none.
  */
 export default defineConfig({
   resolve: {
@@ -14,8 +15,6 @@ export default defineConfig({
     conditions: ["@loyalty/source", ...defaultClientConditions],
   },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    globalSetup: ["test/e2e/global-setup.ts"],
     testTimeout: 15_000,
     hookTimeout: 60_000,
     browser: {
@@ -38,7 +37,25 @@ export default defineConfig({
         },
       }),
       instances: [{ browser: "chromium" }],
-      commands: e2eCommands,
     },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: ["test/e2e/**"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/e2e/global-setup.ts"],
+          browser: { commands: e2eCommands },
+        },
+      },
+    ],
   },
 });

@@ -18,7 +18,7 @@ import {
 import { CUSTOMER, DOMAIN, cartResponse, rewards } from "../../test/support/fixtures.js";
 import { expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
 import { clearCache } from "../core/api.js";
-import type { RewardClaimedDetail } from "../core/rewards.js";
+import type { RewardClaimedDetail } from "../core/claim-event.js";
 import type { LoyaltyCartWidget } from "./cart-widget.js";
 import "./cart-widget.js";
 

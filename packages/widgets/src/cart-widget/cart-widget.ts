@@ -9,8 +9,9 @@ import {
   type Customer,
   type Endpoint,
 } from "../core/api.js";
+import type { RewardClaimedDetail } from "../core/claim-event.js";
 import { define, LoyaltyElement } from "../core/element.js";
-import { RewardsController, type RewardClaimedDetail } from "../core/rewards.js";
+import { RewardsController } from "../core/rewards.js";
 import { base, colorVar, rewardsStyles } from "../core/styles.js";
 import { loading, signInLink, withPoints } from "../core/templates.js";
 import { styles } from "./cart-widget.styles.js";

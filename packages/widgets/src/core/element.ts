@@ -1,7 +1,7 @@
 import { LitElement, type PropertyValues } from "lit";
 import type { Customer, Endpoint } from "./api.js";
+import { CLAIMED_EVENT, type RewardClaimedDetail } from "./claim-event.js";
 import { locale, type Locale } from "./i18n.js";
-import type { RewardClaimedDetail } from "./rewards.js";
 
 /** Page-wide defaults, from the script tag's `data-api-base`/`data-domain` or `configure()`. */
 const defaults: { apiBase?: string | undefined; domain?: string | undefined } = {};
@@ -20,8 +20,6 @@ export function configure(options: { apiBase?: string; domain?: string }): void 
 
 /** What a widget shows: still loading, loaded, or failed (the page goes on without it). */
 export type Status = "loading" | "ready" | "error";
-
-export const CLAIMED_EVENT = "loyalty-reward-claimed";
 
 /**
  * What the three widgets share: where the API is, which store, which customer, and the

@@ -1,7 +1,7 @@
 import { html, nothing, type ReactiveControllerHost } from "lit";
 import type { Reward } from "@loyalty/shared-types";
 import { claimReward, type Customer, type Endpoint } from "./api.js";
-import { CLAIMED_EVENT } from "./element.js";
+import { CLAIMED_EVENT, type RewardClaimedDetail } from "./claim-event.js";
 import { hasString, type Locale, type StringKey } from "./i18n.js";
 
 /** Where one reward's claim stands. */
@@ -9,18 +9,6 @@ type Claim =
   | { state: "claiming" }
   | { state: "claimed"; code: string; expiresAt: string | null; copied?: boolean }
   | { state: "refused"; message: StringKey };
-
-/** The `loyalty-reward-claimed` event's detail: the store's script may apply the code itself. */
-export interface RewardClaimedDetail {
-  rewardId: number;
-  code: string;
-  pointsSpent: number;
-  balance: number;
-  expiresAt: string | null;
-  /** The store and the customer, so that every widget of the page knows whose balance moved. */
-  domain: string;
-  customerId: string;
-}
 
 export interface RewardsContext {
   endpoint: Endpoint;

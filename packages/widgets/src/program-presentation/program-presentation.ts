@@ -15,10 +15,11 @@ import {
   type Customer,
   type Endpoint,
 } from "../core/api.js";
+import type { RewardClaimedDetail } from "../core/claim-event.js";
 import { define, LoyaltyElement } from "../core/element.js";
 import type { Locale } from "../core/i18n.js";
 import { ICONS } from "../core/icons.js";
-import { RewardsController, type RewardClaimedDetail } from "../core/rewards.js";
+import { RewardsController } from "../core/rewards.js";
 import { base, colorVar, rewardsStyles } from "../core/styles.js";
 import { isWebUrl, signInLink } from "../core/templates.js";
 import { styles } from "./program-presentation.styles.js";
