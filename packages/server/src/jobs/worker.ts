@@ -2,10 +2,19 @@ import { EventEmitter } from "node:events";
 import { readlinkSync } from "node:fs";
 import os from "node:os";
 import pg from "pg";
-import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
+import {
+  parseCronItems,
+  run,
+  type Runner,
+  type TaskList,
+  type WorkerEvents,
+} from "graphile-worker";
 import { listenToEveryClient } from "../db/pool.js";
 import type { AppContext } from "../runtime.js";
+import { guardLocalQueue } from "./graphile-worker-internals.js";
 import { workerLogger } from "./queue.js";
+import { cronItems } from "./registry.js";
+import { failingForGood } from "./task.js";
 
 const LOCAL_QUEUE_SIZE = 100;
 
@@ -32,32 +41,6 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-/**
- * graphile-worker 0.17.3's local queue, shut down while the database is away, can leave
- * promises rejected with no one to handle them: its completion (when its release failed), and
- * the return of its jobs to the queue (when it refused to track it, being released already).
- * An unhandled rejection ends a Node process: the API's, with its workers in it. Those
- * failures are logged by the queue, its jobs are freed by the heartbeat, and its pool is
- * replaced; here they are only marked handled. The internals touched are checked first.
- */
-function guardLocalQueue(localQueue: unknown): void {
-  const queue = localQueue as {
-    _finPromise?: unknown;
-    background?: (promise: Promise<unknown>) => void;
-  };
-  if (queue._finPromise instanceof Promise) queue._finPromise.catch(() => {});
-  const background = queue.background;
-  if (typeof background !== "function") return;
-  queue.background = function (this: unknown, promise: Promise<unknown>) {
-    try {
-      background.call(this, promise);
-    } catch (error) {
-      promise.catch(() => {});
-      throw error;
-    }
-  };
 }
 
 /** A pool of the job queue's workers, as started by `run`. */
@@ -88,6 +71,8 @@ export async function startWorkers(
 ): Promise<Workers> {
   const { config, pool } = context;
   const logger = context.logger.child({ component: "worker" });
+  // A job its task cannot even read is not retried: it would fail the same way each time.
+  const tasks = failingForGood(taskList);
   const hostname = pidScope();
   /** The running pool; undefined while a failed one is being replaced. */
   let current: RunningPool | undefined;
@@ -129,14 +114,10 @@ export async function startWorkers(
       concurrency: config.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 2_000,
-      taskList,
-      // Once a minute, on one worker of all those running (the queue keeps the schedule); the
-      // named queue runs one at a time, so a slow run is never overlapped by the next. Expired
-      // idempotency keys are deleted every ten minutes, so that each run has little to delete.
-      crontab: [
-        "* * * * * reconcile-claims ?max=1&queue=claims-reconciliation",
-        "*/10 * * * * expire-idempotency-keys ?max=1",
-      ].join("\n"),
+      taskList: tasks,
+      // The queue keeps the schedule: a scheduled job is added once, whatever the number of
+      // workers running.
+      parsedCronItems: parseCronItems(cronItems()),
       events,
       logger: workerLogger(context.logger),
       preset: {

@@ -1,7 +1,12 @@
 import type { EventData, EventType } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
+import { jobSql } from "../../jobs/queue.js";
 
 export type OutboxEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+const deliveryJob = jobSql("deliver-webhook", { deliveryId: "id" });
+/** The task of the outbox's jobs: the value of outboxCtes' `taskParam`. */
+export const outboxJobTask = deliveryJob.task;
 
 /**
  * The common table expressions that write events to the outbox, with one webhook delivery per
@@ -10,9 +15,11 @@ export type OutboxEvent = { [T in EventType]: { type: T; data: EventData<T> } }[
  *
  * `source` names a relation of the statement with columns (store_id, type, payload, position).
  * The statement must read `jobs` (say `(SELECT count(*) FROM jobs)`): PostgreSQL runs a CTE
- * that modifies nothing only when it is read.
+ * that modifies nothing only when it is read. `taskParam` numbers the statement's parameter
+ * bound to `outboxJobTask`; without it, the task's name is quoted into the text.
  */
-export function outboxCtes(source: string): string {
+export function outboxCtes(source: string, taskParam?: number): string {
+  const task = taskParam ? `$${taskParam}::text` : `'${outboxJobTask.replaceAll("'", "''")}'`;
   return `events AS (
        INSERT INTO outbox_events (store_id, type, payload, dispatched_at)
        SELECT store_id, type, payload, now() FROM ${source} ORDER BY position
@@ -28,7 +35,7 @@ export function outboxCtes(source: string): string {
        ORDER BY events.id, endpoint.id
        RETURNING id
      ), jobs AS (
-       SELECT graphile_worker.add_job('deliver-webhook', json_build_object('deliveryId', id))
+       SELECT graphile_worker.add_job(${task}, ${deliveryJob.payload})
        FROM deliveries
      )`;
 }
@@ -44,8 +51,13 @@ export async function recordEvents(
     `WITH new_events AS (
        SELECT $1::bigint AS store_id, e.type, e.payload, e.position
        FROM unnest($2::text[], $3::jsonb[]) WITH ORDINALITY AS e(type, payload, position)
-     ), ${outboxCtes("new_events")}
+     ), ${outboxCtes("new_events", 4)}
      SELECT count(*) FROM jobs`,
-    [storeId, events.map((event) => event.type), events.map((event) => JSON.stringify(event.data))],
+    [
+      storeId,
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event.data)),
+      outboxJobTask,
+    ],
   );
 }

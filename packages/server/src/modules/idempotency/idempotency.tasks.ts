@@ -1,13 +1,17 @@
-import type { Task } from "graphile-worker";
-import type { IdempotencyService } from "./idempotency.service.js";
+import { z } from "zod";
+import { defineTask } from "../../jobs/task.js";
+import type { Services } from "../../runtime.js";
 
-/** The workers' crontab runs it every ten minutes: keys are remembered for 24 hours only. */
-export function idempotencyTasks(
-  idempotency: IdempotencyService,
-): Record<"expire-idempotency-keys", Task> {
-  return {
-    "expire-idempotency-keys": async () => {
-      await idempotency.deleteExpired();
-    },
-  };
-}
+export const idempotencyTaskDefinitions = {
+  /** Keys are remembered for 24 hours only. */
+  "expire-idempotency-keys": defineTask({
+    payload: z.object({}),
+    handler:
+      ({ idempotency }: Pick<Services, "idempotency">) =>
+      async () => {
+        await idempotency.deleteExpired();
+      },
+    // Every ten minutes, so that each run has little to delete.
+    cron: { match: "*/10 * * * *", options: { maxAttempts: 1 } },
+  }),
+};

@@ -1,5 +1,6 @@
 import type { RefundStatus } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
+import { jobSql } from "../../jobs/queue.js";
 import type { EarnSnapshot, RefundDeclaration } from "../points/points.engine.js";
 
 /** An order as the request stored it: what the worker needs to credit it. */
@@ -65,6 +66,8 @@ export interface NewOrder {
   payload: StoredOrderPayload;
 }
 
+const processOrderJob = jobSql("process-order", { orderId: "id" });
+
 /**
  * Stores orders and enqueues their processing in one statement (so one transaction): each
  * order and its job, or neither. A known order (same store and identifier) stores and enqueues
@@ -98,7 +101,7 @@ export async function registerOrders(
        RETURNING id, store_id, external_id, status, received_at
      ), jobs AS (
        SELECT graphile_worker.add_jobs(array_agg(
-         ROW('process-order', json_build_object('orderId', id), NULL, NULL, NULL, NULL, NULL,
+         ROW($8::text, ${processOrderJob.payload}, NULL, NULL, NULL, NULL, NULL,
              NULL)::graphile_worker.job_spec ORDER BY id))
        FROM inserted HAVING count(*) > 0
      )
@@ -115,6 +118,7 @@ export async function registerOrders(
       orders.map((o) => o.payload.currency),
       orders.map((o) => o.payload.orderedAt ?? null),
       payloads,
+      processOrderJob.task,
     ],
   );
   const results: (Registration | undefined)[] = orders.map(() => undefined);
@@ -184,6 +188,8 @@ export interface RefundReceipt {
   orderKnown: boolean;
 }
 
+const processRefundJob = jobSql("process-refund", { refundId: "id" });
+
 /** Stores refund declarations and enqueues their processing in one statement, like orders. */
 export async function declareRefunds(
   db: Queryable,
@@ -202,7 +208,7 @@ export async function declareRefunds(
        RETURNING id
      ), jobs AS (
        SELECT graphile_worker.add_jobs(array_agg(
-         ROW('process-refund', json_build_object('refundId', id), NULL, NULL, NULL, NULL, NULL,
+         ROW($6::text, ${processRefundJob.payload}, NULL, NULL, NULL, NULL, NULL,
              NULL)::graphile_worker.job_spec ORDER BY id))
        FROM inserted
      )
@@ -216,6 +222,7 @@ export async function declareRefunds(
       refunds.map((r) => r.status),
       refunds.map((r) => r.creditNoteId),
       refunds.map((r) => JSON.stringify(r.declaration)),
+      processRefundJob.task,
     ],
   );
   return rows.map((row) => ({ receivedAt: row.received_at, orderKnown: row.order_known }));

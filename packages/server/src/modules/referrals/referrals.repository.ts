@@ -1,5 +1,6 @@
 import type { ReferralProgram, VoucherKind, VoucherTerms } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
+import { jobSql } from "../../jobs/queue.js";
 
 export async function findReferralProgram(
   db: Queryable,
@@ -98,6 +99,8 @@ export interface NewReferral {
   refereeVoucher: VoucherTerms;
 }
 
+const invitationJob = jobSql("send-referral-invitation", { referralId: "id" });
+
 /**
  * Records a pending referral and the job that sends its invitation, in one statement. Undefined
  * when the address already has a referral (concurrent invitations: the unique index decides).
@@ -114,8 +117,7 @@ export async function insertReferral(
        ON CONFLICT (store_id, email) DO NOTHING
        RETURNING id
      )
-     SELECT id, graphile_worker.add_job('send-referral-invitation',
-                                        json_build_object('referralId', id))
+     SELECT id, graphile_worker.add_job($12::text, ${invitationJob.payload})
      FROM inserted`,
     [
       referral.storeId,
@@ -129,6 +131,7 @@ export async function insertReferral(
       referral.refereeCode,
       referral.referrerBonus,
       JSON.stringify(referral.refereeVoucher),
+      invitationJob.task,
     ],
   );
   return rows[0]?.id;
@@ -225,6 +228,8 @@ export async function markInvitationSent(db: Queryable, referralId: number): Pro
   await db.query(`UPDATE referrals SET invitation_sent_at = now() WHERE id = $1`, [referralId]);
 }
 
+const bonusJob = jobSql("credit-referral-bonus", { referralId: "id" });
+
 /**
  * Completes the store's pending referrals of these customers' addresses, when the order being
  * credited is the referee's first, and queues the referrer's bonus (a job of its own: the
@@ -250,11 +255,16 @@ export async function completeReferrals(
                          WHERE o.customer_id = c.customer_id AND o.status = 'processed')
        RETURNING r.id, r.referrer_bonus
      ), jobs AS (
-       SELECT graphile_worker.add_job('credit-referral-bonus', json_build_object('referralId', id))
+       SELECT graphile_worker.add_job($4::text, ${bonusJob.payload})
        FROM completed WHERE referrer_bonus > 0
      )
      SELECT (SELECT count(*) FROM completed)::int AS completed, (SELECT count(*) FROM jobs)`,
-    [storeId, referees.map((referee) => referee.customerId), referees.map((r) => r.email)],
+    [
+      storeId,
+      referees.map((referee) => referee.customerId),
+      referees.map((r) => r.email),
+      bonusJob.task,
+    ],
   );
   return rows[0]?.completed ?? 0;
 }

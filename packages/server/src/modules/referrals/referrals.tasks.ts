@@ -1,18 +1,24 @@
-import type { Task } from "graphile-worker";
 import { z } from "zod";
-import type { ReferralsService } from "./referrals.service.js";
+import { defineTask } from "../../jobs/task.js";
+import type { Services } from "../../runtime.js";
 
 const referralJob = z.object({ referralId: z.number().int().positive() });
 
-export function referralsTasks(
-  referrals: ReferralsService,
-): Record<"send-referral-invitation" | "credit-referral-bonus", Task> {
-  return {
-    "send-referral-invitation": async (payload) => {
-      await referrals.sendInvitation(referralJob.parse(payload).referralId);
-    },
-    "credit-referral-bonus": async (payload) => {
-      await referrals.creditBonus(referralJob.parse(payload).referralId);
-    },
-  };
-}
+export const referralsTaskDefinitions = {
+  "send-referral-invitation": defineTask({
+    payload: referralJob,
+    handler:
+      ({ referrals }: Pick<Services, "referrals">) =>
+      async ({ referralId }) => {
+        await referrals.sendInvitation(referralId);
+      },
+  }),
+  "credit-referral-bonus": defineTask({
+    payload: referralJob,
+    handler:
+      ({ referrals }: Pick<Services, "referrals">) =>
+      async ({ referralId }) => {
+        await referrals.creditBonus(referralId);
+      },
+  }),
+};
