@@ -6,10 +6,7 @@ import { programOverviewSchema } from "@loyalty/shared-types";
 import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
-import { SecretBox } from "../src/crypto/secrets.js";
-import { createPool } from "../src/db/pool.js";
-import { StoreChangeListener } from "../src/db/store-changes.js";
-import { createServices } from "../src/runtime.js";
+import { openRuntime } from "../src/runtime.js";
 import { benchDatabase, percentile, SERVER_READY, serverEnv, start, stop } from "./support.js";
 
 /**
@@ -287,11 +284,10 @@ export async function benchOverview(
   masterKey: string,
 ): Promise<OverviewFigures> {
   const quiet = pino({ level: "error" });
-  const pool = createPool(databaseUrl, 2);
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOYALTY_MASTER_KEY: masterKey });
-  // Never started: the set-up below reads through to the database.
-  const changes = new StoreChangeListener({ connectionString: databaseUrl, logger: quiet });
-  const services = createServices(config, pool, SecretBox.fromText(masterKey), quiet, changes);
+  // Its store change listener is never started: the set-up below reads through to the database.
+  const runtime = await openRuntime(config, quiet, { migrate: false, poolSize: 2 });
+  const { pool, services } = runtime.context;
   try {
     const store = await services.stores.create({
       domain: `https://overview-${randomBytes(4).toString("hex")}.bench.example`,
@@ -334,7 +330,7 @@ export async function benchOverview(
       await stop(child);
     }
   } finally {
-    await pool.end();
+    await runtime.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, TEST_MASTER_KEY, type TestApp } from "./support/app.js";
-import { environment, runCli } from "./support/processes.js";
+import { runCommand } from "./support/cli.js";
+import { environment } from "./support/processes.js";
 
 let app: TestApp;
 let env: NodeJS.ProcessEnv;
@@ -23,7 +24,7 @@ function login(email: string, password: string, storeId?: number): Promise<Respo
 
 describe("loyalty admin", () => {
   it("creates a service admin with a piped password, who can then log in", async () => {
-    const result = await runCli(
+    const result = await runCommand(
       ["admin", "create", "--email", "Ops@Example.com", "--password-stdin", "--json"],
       env,
       "correct horse battery staple\n",
@@ -39,7 +40,7 @@ describe("loyalty admin", () => {
 
   it("generates and prints the password once, for a store admin", async () => {
     const store = await app.context.services.stores.create({ domain: "https://cli-admin.example" });
-    const result = await runCli(
+    const result = await runCommand(
       ["admin", "create", "--email", "merchant@example.com", "--store", store.reference, "--json"],
       env,
     );
@@ -50,7 +51,7 @@ describe("loyalty admin", () => {
     const response = await login("merchant@example.com", created.password);
     expect(((await response.json()) as { storeId: number }).storeId).toBe(store.id);
 
-    const listed = await runCli(["admin", "list", "--json"], env);
+    const listed = await runCommand(["admin", "list", "--json"], env);
     expect(listed.stdout).not.toContain(created.password);
     expect(listed.stdout).not.toContain("scrypt");
     expect(JSON.parse(listed.stdout)).toContainEqual(
@@ -59,21 +60,21 @@ describe("loyalty admin", () => {
   });
 
   it("refuses a short password, a duplicate email and an unknown store, creating nothing", async () => {
-    const short = await runCli(
+    const short = await runCommand(
       ["admin", "create", "--email", "a@example.com", "--password-stdin"],
       env,
       "short\n",
     );
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 12 characters/);
-    const duplicate = await runCli(
+    const duplicate = await runCommand(
       ["admin", "create", "--email", "ops@example.com", "--password-stdin"],
       env,
       "another long password\n",
     );
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/exists/);
-    const unknown = await runCli(
+    const unknown = await runCommand(
       [
         "admin",
         "create",
@@ -96,7 +97,7 @@ describe("loyalty admin", () => {
   it("disables an admin: their token and their password stop working", async () => {
     const response = await login("ops@example.com", "correct horse battery staple");
     const { accessToken } = (await response.json()) as { accessToken: string };
-    const result = await runCli(["admin", "disable", "ops@example.com"], env);
+    const result = await runCommand(["admin", "disable", "ops@example.com"], env);
     expect(result.code, result.stderr).toBe(0);
     const stores = await fetch(`${app.baseUrl}/admin/stores`, {
       headers: { authorization: `Bearer ${accessToken}` },

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY } from "./support/app.js";
+import { runCommand } from "./support/cli.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
 import { environment, runCli } from "./support/processes.js";
 
@@ -25,13 +26,13 @@ async function count(table: string): Promise<number> {
 
 describe("loyalty CLI", () => {
   it("reports an up-to-date database", async () => {
-    const result = await runCli(["migrate", "--json"], env);
+    const result = await runCommand(["migrate", "--json"], env);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ applied: [] });
   });
 
   it("creates a store, two keys, lists and revokes them", async () => {
-    const created = await runCli(
+    const created = await runCommand(
       [
         "store",
         "create",
@@ -55,26 +56,26 @@ describe("loyalty CLI", () => {
     });
 
     const first = JSON.parse(
-      (await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout,
+      (await runCommand(["key", "create", "--store", "cli-shop", "--json"], env)).stdout,
     );
     const second = JSON.parse(
-      (await runCli(["key", "create", "--store", "cli-shop", "--json"], env)).stdout,
+      (await runCommand(["key", "create", "--store", "cli-shop", "--json"], env)).stdout,
     );
     expect(first.key).toMatch(/^lk_[a-z0-9]{10}_[A-Za-z0-9_-]{43}$/);
     expect(first.key.startsWith(`${first.id}_`)).toBe(true);
     expect(second.key).not.toBe(first.key);
 
     const listed = JSON.parse(
-      (await runCli(["key", "list", "--store", "cli-shop", "--json"], env)).stdout,
+      (await runCommand(["key", "list", "--store", "cli-shop", "--json"], env)).stdout,
     );
     expect(listed).toHaveLength(2);
     expect(listed.map((k: { id: string }) => k.id).sort()).toEqual([first.id, second.id].sort());
     expect(JSON.stringify(listed)).not.toContain(first.key);
 
-    const revoked = await runCli(["key", "revoke", first.id, "--json"], env);
+    const revoked = await runCommand(["key", "revoke", first.id, "--json"], env);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: first.id, active: false });
-    const after = JSON.parse((await runCli(["key", "list", "--json"], env)).stdout);
+    const after = JSON.parse((await runCommand(["key", "list", "--json"], env)).stdout);
     expect(after.find((k: { id: string }) => k.id === first.id).active).toBe(false);
     expect(after.find((k: { id: string }) => k.id === second.id).active).toBe(true);
   });
@@ -92,7 +93,7 @@ describe("loyalty CLI", () => {
     "refuses %j with a clear message, a non-zero exit, and writes nothing",
     async (args, message) => {
       const before = [await count("stores"), await count("api_keys")];
-      const result = await runCli(args, env);
+      const result = await runCommand(args, env);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(message);
       expect([await count("stores"), await count("api_keys")]).toEqual(before);
@@ -100,7 +101,7 @@ describe("loyalty CLI", () => {
   );
 
   it("refuses a second store on the same domain", async () => {
-    const result = await runCli(
+    const result = await runCommand(
       ["store", "create", "--domain", "https://cli-shop.example", "--json"],
       env,
     );
@@ -114,7 +115,7 @@ describe("loyalty CLI", () => {
   });
 
   it("loads the demo store with rules, clubs, rewards, widget configurations and a key", async () => {
-    const result = await runCli(["demo", "--domain", "https://demo.example", "--json"], env);
+    const result = await runCommand(["demo", "--domain", "https://demo.example", "--json"], env);
     expect(result.code).toBe(0);
     const demo = JSON.parse(result.stdout);
     expect(demo.store.domain).toBe("https://demo.example");
@@ -141,12 +142,12 @@ describe("loyalty CLI", () => {
     const urls = links.rows.flatMap(({ config }) => config.match(/https?:\/\/[^"]+/g) ?? []);
     expect(urls).toEqual(["https://demo.example/account", "https://demo.example/account"]);
 
-    const again = await runCli(["demo", "--domain", "https://demo.example"], env);
+    const again = await runCommand(["demo", "--domain", "https://demo.example"], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists");
 
     // Its reference can be found again, to give it a new key.
-    const list = await runCli(["store", "list", "--json"], env);
+    const list = await runCommand(["store", "list", "--json"], env);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toContainEqual(
       expect.objectContaining({ reference: demo.store.reference, domain: "https://demo.example" }),
@@ -160,7 +161,7 @@ describe("loyalty CLI", () => {
       consumerKey: "ck_cli_0123456789",
       consumerSecret: "cs_cli_secret_9876543210",
     };
-    const result = await runCli(
+    const result = await runCommand(
       ["platform", "set", "--store", "cli-shop", "--json"],
       env,
       JSON.stringify(connection),
@@ -205,7 +206,7 @@ describe("loyalty CLI", () => {
               (SELECT count(*) FROM referral_programs p WHERE p.store_id = s.id) AS programs
        FROM stores s WHERE reference = 'cli-shop'`,
     );
-    const result = await runCli(args, env, input);
+    const result = await runCommand(args, env, input);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(said);
     const after = await pool.query(
@@ -228,7 +229,7 @@ describe("loyalty CLI", () => {
         validityDays: 14,
       },
     };
-    const saved = await runCli(
+    const saved = await runCommand(
       ["referral-program", "set", "--store", "cli-shop"],
       env,
       JSON.stringify(program),
@@ -242,7 +243,7 @@ describe("loyalty CLI", () => {
       textColor: "#222222",
       accentColor: "",
     };
-    const widget = await runCli(
+    const widget = await runCommand(
       ["widget", "set", "--store", "cli-shop", "--kind", "product-points"],
       env,
       JSON.stringify(product),
@@ -261,7 +262,10 @@ describe("loyalty CLI", () => {
   });
 
   it("refuses to start with a master key that cannot read the stored keys", async () => {
-    const result = await runCli(["key", "list"], { ...env, LOYALTY_MASTER_KEY: "ab".repeat(32) });
+    const result = await runCommand(["key", "list"], {
+      ...env,
+      LOYALTY_MASTER_KEY: "ab".repeat(32),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("LOYALTY_MASTER_KEY does not decrypt the API keys");
   });
@@ -270,21 +274,21 @@ describe("loyalty CLI", () => {
     const empty = await createTestDatabase({ empty: true });
     try {
       const fresh = { ...env, DATABASE_URL: empty.url, MIGRATE_ON_START: "false" };
-      const early = await runCli(["store", "list"], fresh);
+      const early = await runCommand(["store", "list"], fresh);
       expect(early.code).toBe(1);
       expect(early.stderr).toMatch(
         /^error: The database is not migrated: .*Run `loyalty migrate` first\.\n$/,
       );
 
-      const migrated = await runCli(["migrate"], fresh);
+      const migrated = await runCommand(["migrate"], fresh);
       expect(migrated.stderr).toBe("");
       expect(migrated.code).toBe(0);
       expect(migrated.stdout).toMatch(/^Applied \d+ migration\(s\):\n {2}\d+_initial-schema\n/);
 
-      const listed = await runCli(["store", "list", "--json"], fresh);
+      const listed = await runCommand(["store", "list", "--json"], fresh);
       expect(listed.code, listed.stderr).toBe(0);
       expect(JSON.parse(listed.stdout)).toEqual([]);
-      expect(JSON.parse((await runCli(["migrate", "--json"], fresh)).stdout)).toEqual({
+      expect(JSON.parse((await runCommand(["migrate", "--json"], fresh)).stdout)).toEqual({
         applied: [],
       });
     } finally {
@@ -292,8 +296,24 @@ describe("loyalty CLI", () => {
     }
   });
 
+  it("runs as the `loyalty` process: its output, its input and its exit codes", async () => {
+    const [listed, refused] = await Promise.all([
+      runCli(["store", "list", "--json"], env),
+      runCli(["platform", "set", "--store", "cli-shop", "--json"], env, "not json"),
+    ]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ reference: "cli-shop" }),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(JSON.parse(refused.stderr)).toEqual({
+      error: { message: "The input is not a JSON document.", reason: "validation-failed" },
+    });
+  });
+
   it("explains an invalid configuration", async () => {
-    const result = await runCli(["key", "list"], { ...env, DATABASE_URL: "mysql://nope" });
+    const result = await runCommand(["key", "list"], { ...env, DATABASE_URL: "mysql://nope" });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       "DATABASE_URL: must be a postgres:// or postgresql:// connection URL",

@@ -4,17 +4,14 @@ import { Writable } from "node:stream";
 import type { Router } from "express";
 import { createApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import { SecretBox } from "../../src/crypto/secrets.js";
-import { createPool } from "../../src/db/pool.js";
 import { createLogger } from "../../src/http/logger.js";
 import { taskList } from "../../src/jobs/tasks.js";
 import { startWorkers, type Workers } from "../../src/jobs/worker.js";
-import type { Clock } from "../../src/clock.js";
-import {
+import type {
   StoreChangeListener,
-  type StoreChangeListenerOptions,
+  StoreChangeListenerOptions,
 } from "../../src/db/store-changes.js";
-import { createServices, type AppContext } from "../../src/runtime.js";
+import { openRuntime, type AppContext } from "../../src/runtime.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
 export const TEST_MASTER_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -75,24 +72,14 @@ export async function startTestApp(
   });
   const logger = createLogger(config.logLevel, sink);
   let now: Date | undefined;
-  const clock: Clock = () => now ?? new Date();
-  const pool = createPool(database.url, 5);
-  // As the runtime does: a connection dropped while idle (the database going away at the end
-  // of a file) is logged, not an unhandled error.
-  pool.on("error", (error) => logger.warn({ err: error }, "idle database connection failed"));
-  const storeChanges = new StoreChangeListener({
-    connectionString: database.url,
-    logger,
-    ...options.storeChanges,
+  const runtime = await openRuntime(config, logger, {
+    // Copied from the migrated template (or another app's database).
+    migrate: false,
+    poolSize: 5,
+    clock: () => now ?? new Date(),
+    storeChanges: options.storeChanges,
   });
-  const services = createServices(
-    config,
-    pool,
-    SecretBox.fromText(TEST_MASTER_KEY),
-    logger,
-    storeChanges,
-  );
-  const context: AppContext = { config, logger, pool, clock, services };
+  const { context, storeChanges } = runtime;
   const running: Workers[] = [];
   const start = async () => {
     const workers = await startWorkers(context, database.url, taskList(context.services));
@@ -120,8 +107,7 @@ export async function startTestApp(
       for (const workers of running) await workers.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await storeChanges.stop();
-      await pool.end();
+      await runtime.close();
       if (!shared) await database.drop();
     },
   };
