@@ -6,12 +6,20 @@ import { developmentMasterKey, SecretBox } from "./crypto/secrets.js";
 import { startEmbeddedPostgres } from "./db/embedded.js";
 import { assertMigrated, migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
-import { StoreChangeListener, type StoreChanges } from "./db/store-changes.js";
+import {
+  StoreChangeListener,
+  type StoreChangeListenerOptions,
+  type StoreChanges,
+} from "./db/store-changes.js";
 import { RateLimiter } from "./http/rate-limit.middleware.js";
 import { Outbound } from "./net/outbound.js";
 import type { Clock } from "./clock.js";
 import { createMailer, type Mailer } from "./mail/mailer.js";
 import { AdminAuthService } from "./modules/admin/admin-auth.service.js";
+import { CustomersAdminService } from "./modules/customers/customers.admin.service.js";
+import { CustomersService } from "./modules/customers/customers.service.js";
+import { OverviewService } from "./modules/overview/overview.service.js";
+import { PointsPreviewService, PointsService } from "./modules/points/points.service.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
@@ -46,10 +54,20 @@ export interface Services {
   rewardsAdmin: RewardsAdminService;
   referrals: ReferralsService;
   widgets: WidgetsService;
+  /** What products earn: the storefront's calculate, served from memory. */
+  points: PointsService;
+  /** What a product would earn, for the back-office's rule editor. */
+  pointsPreview: PointsPreviewService;
+  /** A customer's history, as the storefront shows it. */
+  customers: CustomersService;
+  /** Customers in the back-office: search, ledger, adjustments, export, erasure. */
+  customersAdmin: CustomersAdminService;
+  /** The programme's dashboard. */
+  overview: OverviewService;
   /** The storefront reads' in-memory copy of each store, kept in step by the store changes. */
   storefront: StorefrontCache;
   mailer: Mailer;
-  /** The rate limits: counted before routing, and around every authentication. */
+  /** The rate limits: counted per address first, and around every authentication. */
   rateLimits: RateLimiter;
   /** Every request to a host a store names (platform, webhook endpoints) goes through it. */
   outbound: Outbound;
@@ -74,6 +92,7 @@ export function createServices(
   secrets: SecretBox,
   logger: Logger,
   changes: StoreChanges,
+  clock: Clock = clockFor(config),
 ): Services {
   const stores = new StoresService(pool);
   const apiKeys = new ApiKeysService(pool, secrets, stores, changes);
@@ -122,6 +141,11 @@ export function createServices(
     rewardsAdmin,
     referrals,
     widgets,
+    points: new PointsService(pool, storefront),
+    pointsPreview: new PointsPreviewService(pool),
+    customers: new CustomersService(pool, clock, storefront),
+    customersAdmin: new CustomersAdminService(pool, clock),
+    overview: new OverviewService(pool, clock),
     storefront,
     mailer,
     rateLimits: new RateLimiter(config.rateLimits),
@@ -143,21 +167,54 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  /** Applies pending migrations first (default MIGRATE_ON_START); false refuses them pending. */
+  migrate?: boolean;
+  /** An embedded cluster a killed process left running becomes this one's to stop (default). */
+  adoptEmbedded?: boolean;
+  /** The pool's connections (default DATABASE_POOL_SIZE). */
+  poolSize?: number;
+  /** What today is (default the configured day, else the real one): tests move it. */
+  clock?: Clock;
+  /** Tests shorten the store-change listener's delays. */
+  storeChanges?: Partial<Omit<StoreChangeListenerOptions, "connectionString" | "logger">>;
+}
+
+/** The PostgreSQL a process works on. */
+export interface Database {
+  url: string;
+  /** Stops the embedded server when this process started (or adopted) it. */
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL's server, or the embedded one (started when needed) when it is unset. */
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  options: Pick<RuntimeOptions, "adoptEmbedded"> = {},
+): Promise<Database> {
+  if (config.databaseUrl) return { url: config.databaseUrl, close: async () => {} };
+  const embedded = await startEmbeddedPostgres(
+    config.dataDir,
+    config.embeddedPostgresPort,
+    logger,
+    { adopt: options.adoptEmbedded },
+  );
+  return { url: embedded.url, close: () => embedded.stop() };
+}
+
 /**
  * Connects to PostgreSQL (DATABASE_URL, or the embedded server when it is unset), applies
- * pending migrations, and builds the services. Shared by the server and the CLI.
+ * pending migrations, and builds the services: the one composition root of the server, the
+ * CLI, the tests and the benchmarks. `logger` is where everything logs.
  */
 export async function openRuntime(
   config: Config,
   logger: Logger,
-  options: { migrate?: boolean; adoptEmbedded?: boolean } = {},
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger, {
-        adopt: options.adoptEmbedded,
-      });
-  const databaseUrl = embedded ? embedded.url : (config.databaseUrl as string);
+  const database = await openDatabase(config, logger, options);
+  const databaseUrl = database.url;
   try {
     // Without migrating, a schema older than the code is refused with a pointer to `loyalty
     // migrate`, rather than showing up as the first query's "relation … does not exist".
@@ -170,25 +227,33 @@ export async function openRuntime(
         "LOYALTY_MASTER_KEY is not set: using the development master key of the data directory",
       );
     }
-    const pool = createPool(databaseUrl, config.databasePoolSize);
+    const pool = createPool(databaseUrl, options.poolSize ?? config.databasePoolSize);
     pool.on("error", (error) => logger.error({ err: error }, "idle database connection failed"));
-    const storeChanges = new StoreChangeListener({ connectionString: databaseUrl, logger });
+    const storeChanges = new StoreChangeListener({
+      connectionString: databaseUrl,
+      logger,
+      ...options.storeChanges,
+    });
+    const clock = options.clock ?? clockFor(config);
     const services = createServices(
       config,
       pool,
       SecretBox.fromText(masterKey),
       logger,
       storeChanges,
+      clock,
     );
-    const context: AppContext = {
-      config,
-      logger,
-      pool,
-      clock: clockFor(config),
-      services,
-    };
-    await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
+    const context: AppContext = { config, logger, pool, clock, services };
+    const release = async () => {
+      await storeChanges.stop();
+      services.mailer.close();
+      await services.outbound.close();
       await pool.end();
+    };
+    // A process that runs the commands in turn (the tests) must not keep a refused one's
+    // connections and sockets.
+    await context.services.apiKeys.assertMasterKeyReadsKeys().catch(async (error: unknown) => {
+      await release();
       throw error;
     });
     let closing: Promise<void> | undefined;
@@ -201,17 +266,14 @@ export async function openRuntime(
       close: () =>
         (closing ??= (async () => {
           try {
-            await storeChanges.stop();
-            services.mailer.close();
-            await services.outbound.close();
-            await pool.end();
+            await release();
           } finally {
-            await embedded?.stop();
+            await database.close();
           }
         })()),
     };
   } catch (error) {
-    await embedded?.stop();
+    await database.close();
     throw error;
   }
 }

@@ -5,8 +5,6 @@ import {
   type LedgerKind,
 } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CustomersService } from "../src/modules/customers/customers.service.js";
-import { customersRoutes } from "../src/modules/customers/customers.routes.js";
 import { startTestApp, type TestApp } from "./support/app.js";
 
 const NOW = new Date("2026-11-25T12:00:00Z");
@@ -213,14 +211,7 @@ async function seed(): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({
-    routers: (context) => [
-      customersRoutes(
-        context,
-        new CustomersService(context.pool, context.clock, context.services.storefront),
-      ),
-    ],
-  });
+  app = await startTestApp();
   app.setNow(NOW);
   const { stores, apiKeys } = app.context.services;
   shop = await stores.create({ domain: "https://shop.example", reference: "shop-ref-1" });

@@ -8,8 +8,10 @@ import {
   customerPathSchema,
 } from "./customers.js";
 import type { ErrorReason } from "./errors.js";
+import type { ApiRevision } from "./revisions.js";
 import { basicRequestHeadersSchema, requestHeadersSchema } from "./headers.js";
 import {
+  orderSchemasFor,
   registerOrderRequestV1Schema,
   registerOrderRequestV2Schema,
   registerOrderResponseV1Schema,
@@ -41,6 +43,10 @@ import {
   widgetConfigQuerySchema,
 } from "./widgets.js";
 
+/** A request or response part that changed shape: the entry of the latest revision at or before
+ * the request's applies. */
+export type RevisionedSchema = z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
+
 /** How an operation authenticates its caller: the spec's three mechanisms, and the bearer
  * token (JWT) of the back-office. */
 export type AuthMechanism = "basic" | "hmac" | "public" | "bearer";
@@ -71,10 +77,15 @@ export interface OperationDefinition {
    * one is refused as validation-failed before it is read. Absent: the server's BODY_LIMIT.
    */
   maxBodyBytes?: number;
-  /** Request body per revision: the first entry whose revision is <= the request's applies. */
-  body?: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
+  /** Request body per revision: the latest entry whose revision is <= the request's applies. */
+  body?: RevisionedSchema;
+  /**
+   * The body's schema for one revision, when it is finer than `body` says (the refusal of a
+   * renamed field names the revision asked for). The server parses with it; `body` documents.
+   */
+  bodyFor?: (revision: ApiRevision) => z.ZodType;
   /** Absent for 204. */
-  response?: z.ZodType | { "2026-01-01": z.ZodType; "2026-06-18": z.ZodType };
+  response?: RevisionedSchema;
   /** A non-problem refusal body (claim: 404 with `code: null`). */
   refusal?: z.ZodType;
 }
@@ -97,6 +108,7 @@ export const OPERATIONS = {
       "2026-01-01": registerOrderRequestV1Schema,
       "2026-06-18": registerOrderRequestV2Schema,
     },
+    bodyFor: (revision) => orderSchemasFor(revision).register,
     response: {
       "2026-01-01": registerOrderResponseV1Schema,
       "2026-06-18": registerOrderResponseV2Schema,
@@ -115,6 +127,7 @@ export const OPERATIONS = {
     // Up to 1,000 refunded lines, as an order.
     maxBodyBytes: 512 * 1024,
     body: { "2026-01-01": refundOrderRequestV1Schema, "2026-06-18": refundOrderRequestV2Schema },
+    bodyFor: (revision) => orderSchemasFor(revision).refund,
     response: {
       "2026-01-01": refundOrderResponseV1Schema,
       "2026-06-18": refundOrderResponseV2Schema,

@@ -47,7 +47,7 @@ export function hmacAuth(apiKeys: ApiKeysService, externalIdFrom: "path" | "quer
     if (!matched) throw refuse();
     req.store = store;
     req.customerExternalId = externalId.data;
-    // Customers are counted before routing (by store, id and address), not here.
+    // Customers are counted before authentication (by store, id and address), not here.
     return {};
   };
 }

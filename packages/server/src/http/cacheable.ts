@@ -1,6 +1,7 @@
 import type { Response } from "express";
 import type { CachedSection, MaybePromise } from "../modules/storefront/storefront.cache.js";
 import { AppError } from "../errors.js";
+import { Reply } from "./operation.js";
 
 /** Sends a JSON body as a 200 that browsers and shared caches may keep, tagged `etag`. */
 export type SendCacheable = (res: Response, etag: string, json: string | Buffer) => void;
@@ -30,21 +31,18 @@ export function cacheableJson(maxAgeSeconds: number): SendCacheable {
 }
 
 /**
- * Answers a storefront read whose whole body is a cached section of JSON, encoded once when
- * it was loaded (reward list, widget configurations): 200 cacheable, or not-found when no store has the domain. Returns
- * nothing when the section was in memory: the hot path awaits nothing.
+ * The answer of a storefront read whose whole body is a cached section of JSON, encoded once
+ * when it was loaded (reward list, widget configurations): 200 cacheable, or not-found when no
+ * store has the domain. Synchronous when the section was in memory: the hot path awaits
+ * nothing.
  */
-export function sendCachedSection(
+export function cachedSectionReply(
   maxAgeSeconds: number,
-): (
-  res: Response,
-  section: MaybePromise<CachedSection<Buffer> | undefined>,
-) => void | Promise<void> {
+): (section: MaybePromise<CachedSection<Buffer> | undefined>) => Reply | Promise<Reply> {
   const sendCacheable = cacheableJson(maxAgeSeconds);
-  const send = (res: Response, loaded: CachedSection<Buffer> | undefined) => {
+  const reply = (loaded: CachedSection<Buffer> | undefined) => {
     if (!loaded) throw new AppError("not-found", "No store has this domain.");
-    sendCacheable(res, loaded.etag, loaded.value);
+    return new Reply((res) => sendCacheable(res, loaded.etag, loaded.value));
   };
-  return (res, section) =>
-    section instanceof Promise ? section.then((loaded) => send(res, loaded)) : send(res, section);
+  return (section) => (section instanceof Promise ? section.then(reply) : reply(section));
 }

@@ -6,10 +6,10 @@ import {
   type LegacyError,
   type Problem,
 } from "@loyalty/shared-types";
-import type { ErrorRequestHandler, Request, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request } from "express";
 import type { Logger } from "pino";
 import { AppError } from "../errors.js";
-import { findOperation } from "./operation-lookup.js";
+import { malformedReason } from "./mount-operation.js";
 
 interface BodyParserError extends Error {
   type?: string;
@@ -19,15 +19,13 @@ interface BodyParserError extends Error {
 
 /**
  * A path parameter the router cannot decode, answered as the operation answers any malformed
- * one, within its catalogue: the customer operations refuse the credentials (unauthorized: the
- * history may answer nothing else), the back-office names no such resource (not-found), and
- * elsewhere it is validation-failed.
+ * one, within its catalogue (see `malformedReason`).
  */
 function malformedPath(req: Request): AppError {
-  const auth = findOperation(req.method === "HEAD" ? "GET" : req.method, req.path)?.auth;
-  const reason =
-    auth === "hmac" ? "unauthorized" : auth === "bearer" ? "not-found" : "validation-failed";
-  return new AppError(reason, "The request path is not valid percent-encoding.");
+  return new AppError(
+    malformedReason(req.operation, "path"),
+    "The request path is not valid percent-encoding.",
+  );
 }
 
 /** Turns what the body parser throws into the spec's reasons (413 is not in the contract). */
@@ -59,11 +57,6 @@ function fromBodyParser(error: BodyParserError, req: Request): AppError | undefi
       return undefined;
   }
 }
-
-/** Unknown routes and methods: not-found in the revision's format. */
-export const notFoundHandler: RequestHandler = (req) => {
-  throw new AppError("not-found", `No operation at ${req.method} ${req.path}.`);
-};
 
 /**
  * The one place errors become responses: RFC 9457 problem+json from 2026-08-26, the legacy

@@ -1,4 +1,4 @@
-import type { ApiRevision } from "@loyalty/shared-types";
+import type { ApiRevision, OperationDefinition } from "@loyalty/shared-types";
 import type { AuthenticatedStore } from "../auth/auth.types.js";
 import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
 
@@ -8,6 +8,8 @@ declare global {
     interface Request {
       /** Set first: the id echoed in X-Request-Id and written in every log line. */
       requestId: string;
+      /** The operation of the registry the request's route is for; unset when none matched. */
+      operation?: OperationDefinition;
       /** The revision this request is served with; unset only when its header was refused. */
       revision?: ApiRevision;
       /** The store the credentials of this request belong to, once authenticated. */

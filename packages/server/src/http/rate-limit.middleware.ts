@@ -1,11 +1,10 @@
 import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator } from "express-rate-limit";
-import { ADMIN_OPERATIONS, normalizeDomain } from "@loyalty/shared-types";
+import { ADMIN_OPERATIONS, normalizeDomain, type OperationDefinition } from "@loyalty/shared-types";
 import type { RateLimits } from "../config.js";
 import { AppError } from "../errors.js";
-import { findOperation } from "./operation-lookup.js";
 
-/** Limits counted before routing, from what the request says. */
+/** Limits counted before authentication, from what the request says. */
 type AddressPolicy = "storefront" | "customer" | "admin-login";
 /** Limits counted once authentication established who is asking. */
 export type IdentityPolicy = "api-key" | "admin";
@@ -28,10 +27,8 @@ function failedAuthDetail(limit: number, windowSeconds: number): string {
   return `Too many failed authentications from this address: at most ${limit} every ${windowSeconds} seconds. Retry after the seconds Retry-After gives.`;
 }
 
-function addressPolicyOf(method: string, path: string): AddressPolicy | undefined {
-  const operation = findOperation(method, path);
-  if (!operation) return undefined;
-  if (operation.path === ADMIN_OPERATIONS.createAdminToken.path) return "admin-login";
+function addressPolicyOf(operation: OperationDefinition): AddressPolicy | undefined {
+  if (operation === ADMIN_OPERATIONS.createAdminToken) return "admin-login";
   if (operation.auth === "public") return "storefront";
   if (operation.auth === "hmac") return "customer";
   return undefined;
@@ -158,7 +155,7 @@ export type Authenticator = (
 /**
  * Rate limits per client, by the operation's kind: public storefront reads per address, the
  * customer-hash operations per customer and address, and the back-office sign-in per address,
- * all counted before routing; orders and refunds per API key and the back-office per admin,
+ * all counted before authentication; orders and refunds per API key and the back-office per admin,
  * counted once authentication said who is asking (however the header was spelled), and failed
  * authentications per address. Every answer carries the IETF `RateLimit-Policy` and `RateLimit`
  * headers (draft-ietf-httpapi-ratelimit-headers-07); a request over its limit is refused with a
@@ -209,12 +206,18 @@ export class RateLimiter {
     );
   }
 
-  /** The limits counted before routing: storefront reads, customers, the sign-in. */
-  readonly beforeRouting: RequestHandler = (req, res, next) => {
-    const policy = addressPolicyOf(req.method, req.path);
-    if (policy) this.count(policy, ADDRESS_KEYS[policy](req), res);
-    next();
-  };
+  /**
+   * The limit an operation counts per address before anything else runs (storefront reads,
+   * customers, the sign-in), or undefined when it counts its callers once authenticated.
+   */
+  addressLimit(
+    operation: OperationDefinition,
+  ): ((req: Request, res: Response) => void) | undefined {
+    const policy = addressPolicyOf(operation);
+    if (!policy || !this.counters.has(policy)) return undefined;
+    const key = ADDRESS_KEYS[policy];
+    return (req, res) => this.count(policy, key(req), res);
+  }
 
   /**
    * An authentication step under the limits. A refusal (401) counts as a failure of the

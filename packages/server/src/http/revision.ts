@@ -1,5 +1,5 @@
 import { REVISION_HEADER, resolveRevision, type ApiRevision } from "@loyalty/shared-types";
-import type { RequestHandler } from "express";
+import type { Request, Response } from "express";
 import type { Clock } from "../clock.js";
 import { AppError } from "../errors.js";
 
@@ -16,13 +16,15 @@ interface Served {
  * not a calendar day is invalid-revision-header; an unknown or retired one is
  * unknown-api-revision. A deprecated revision is served with Deprecation and Sunset headers.
  *
+ * Sets `req.revision` and the response's revision headers, or throws the reason.
+ *
  * Lifecycles move by whole days, and every request runs this: what a header resolves to is
  * remembered until the day changes (a handful of entries: only the accepted values).
  */
-export function revisionMiddleware(clock: Clock): RequestHandler {
+export function revisionResolver(clock: Clock): (req: Request, res: Response) => void {
   let day = Number.NaN;
   let accepted = new Map<string | undefined, Served>();
-  return (req, res, next) => {
+  return (req, res) => {
     const now = clock();
     const today = Math.floor(now.getTime() / DAY_MS);
     if (today !== day) {
@@ -52,6 +54,5 @@ export function revisionMiddleware(clock: Clock): RequestHandler {
       res.setHeader("Deprecation", served.deprecation.deprecation);
       res.setHeader("Sunset", served.deprecation.sunset);
     }
-    next();
   };
 }

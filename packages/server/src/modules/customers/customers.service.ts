@@ -1,10 +1,3 @@
-import {
-  MAX_EXTERNAL_ID,
-  usesLegacyOrderRef,
-  type ApiRevision,
-  type ClubSummary,
-  type CustomerHistoryResponse,
-} from "@loyalty/shared-types";
 import type pg from "pg";
 import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../clock.js";
@@ -14,33 +7,16 @@ import { listClubs } from "../points/points.repository.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
 
-/**
- * From 2026-06-18 orders are named by number. An identifier stored as a plainly written whole
- * number is one (2026-06-18 registrations store `String(externalId)`, and a 2026-01-01
- * `externalRef` of "1001" is the same order as externalId 1001); any other 2026-01-01
- * `externalRef` ("A-1001", "007") has no numeric form and stays text.
- */
-function orderExternalId(stored: string): number | string {
-  const id = Number(stored);
-  return /^(0|[1-9]\d*)$/.test(stored) && id <= MAX_EXTERNAL_ID ? id : stored;
-}
-
-function clubSummary({ id, name, threshold, multiplier }: Club): ClubSummary {
-  return { id, name, threshold, multiplier };
-}
-
-function transactionFields(row: HistoryTransactionRow) {
-  return {
-    id: row.id,
-    kind: row.kind,
-    points: row.points,
-    balanceAfter: row.balance_after,
-    rewardId: row.reward_id,
-    voucherCode: row.voucher_code,
-    referralId: row.referral_id,
-    note: row.note,
-    createdAt: row.created_at.toISOString(),
-  };
+/** A customer's account as the history shows it, in every revision (see customers.views). */
+export interface CustomerHistory {
+  externalId: number;
+  balance: number;
+  earnedLast12Months: number;
+  club: Club | null;
+  nextClub: (Club & { pointsToReach: number }) | null;
+  /** One page, newest first. */
+  transactions: HistoryTransactionRow[];
+  nextCursor: string | null;
 }
 
 /** GET /point/user-history/{externalId}: what a customer's account page shows. */
@@ -71,8 +47,7 @@ export class CustomersService {
     store: { id: number; domain: string },
     externalId: number,
     page: PageRequest,
-    revision: ApiRevision,
-  ): Promise<CustomerHistoryResponse> {
+  ): Promise<CustomerHistory> {
     const windowStart = clubWindowStart(this.clock());
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
     const [cachedClubs, found] = await Promise.all([
@@ -93,35 +68,15 @@ export class CustomersService {
         ) ?? 0)
       : 0;
     const { club, next } = clubStanding(cachedClubs?.value ?? [], earned);
-    const { items: rows, nextCursor } = paged(found?.transactions ?? [], page.limit);
-    const head = {
+    const { items: transactions, nextCursor } = paged(found?.transactions ?? [], page.limit);
+    return {
       externalId,
       balance: found?.customer.balance ?? 0,
       earnedLast12Months: earned,
-      club: club && clubSummary(club),
-      nextClub: next && { ...clubSummary(next), pointsToReach: next.pointsToReach },
+      club,
+      nextClub: next,
+      transactions,
       nextCursor,
     };
-    return usesLegacyOrderRef(revision)
-      ? {
-          ...head,
-          transactions: rows.map((row) => ({
-            ...transactionFields(row),
-            order: row.order_external_id === null ? null : { externalRef: row.order_external_id },
-          })),
-        }
-      : {
-          ...head,
-          transactions: rows.map((row) => ({
-            ...transactionFields(row),
-            order:
-              row.order_external_id === null
-                ? null
-                : {
-                    externalId: orderExternalId(row.order_external_id),
-                    externalReference: row.order_external_reference,
-                  },
-          })),
-        };
   }
 }

@@ -1,16 +1,12 @@
 import { ADMIN_OPERATIONS } from "@loyalty/shared-types";
-import { Router } from "express";
-import { adminRoute } from "../../http/admin-route.js";
-import type { AppContext } from "../../runtime.js";
-import { OverviewService } from "./overview.service.js";
+import { operationRoute, type OperationRoute } from "../../http/operation.js";
+import type { Services } from "../../runtime.js";
 
 /** Back-office: the programme overview (the merchant's dashboard). */
-export function overviewAdminRoutes(context: AppContext): Router {
-  const overview = new OverviewService(context.pool, context.clock);
-  const router = Router();
-
-  adminRoute(router, context, ADMIN_OPERATIONS.getProgramOverview, ({ store, query }) =>
-    overview.overview(store, query),
-  );
-  return router;
+export function overviewAdminRoutes({ overview }: Pick<Services, "overview">): OperationRoute[] {
+  return [
+    operationRoute(ADMIN_OPERATIONS.getProgramOverview, ({ store, query }) =>
+      overview.overview(store, query),
+    ),
+  ];
 }

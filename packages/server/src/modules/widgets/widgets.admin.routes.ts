@@ -1,21 +1,17 @@
 import { ADMIN_OPERATIONS, type WidgetKind } from "@loyalty/shared-types";
-import { Router } from "express";
-import { adminRoute } from "../../http/admin-route.js";
-import type { AppContext } from "../../runtime.js";
+import { operationRoute, type OperationRoute } from "../../http/operation.js";
+import type { Services } from "../../runtime.js";
 import type { StoreRow } from "../stores/stores.repository.js";
 import type { WidgetConfigs } from "./widgets.defaults.js";
+import { widgetConfigurationView } from "./widgets.views.js";
 
 /**
  * Back-office: widget configurations. A save or a reset answers once every process forgot the
  * one it served, so that the storefront read that follows, on any server, paints the new one.
  */
-export function widgetsAdminRoutes(context: AppContext): Router {
-  const { widgets } = context.services;
-  const router = Router();
-  const view = async <K extends WidgetKind>(store: StoreRow, kind: K) => {
-    const { config, isDefault, updatedAt } = await widgets.stored(store, kind);
-    return { kind, isDefault, updatedAt: updatedAt?.toISOString() ?? null, config };
-  };
+export function widgetsAdminRoutes({ widgets }: Pick<Services, "widgets">): OperationRoute[] {
+  const view = async <K extends WidgetKind>(store: StoreRow, kind: K) =>
+    widgetConfigurationView(kind, await widgets.stored(store, kind));
   // Answers with the configuration read back: what every read answers from now on.
   const save = async <K extends WidgetKind>(store: StoreRow, kind: K, config: WidgetConfigs[K]) => {
     await widgets.save(store.id, kind, config);
@@ -28,59 +24,43 @@ export function widgetsAdminRoutes(context: AppContext): Router {
   };
   const propagates = { propagates: true };
 
-  adminRoute(router, context, ADMIN_OPERATIONS.getCartWidgetConfiguration, ({ store }) =>
-    view(store, "cart"),
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.setCartWidgetConfiguration,
-    ({ store, body }) => save(store, "cart", body),
-    propagates,
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.resetCartWidgetConfiguration,
-    ({ store }) => reset(store, "cart"),
-    propagates,
-  );
-  adminRoute(router, context, ADMIN_OPERATIONS.getProductPointsWidgetConfiguration, ({ store }) =>
-    view(store, "product-points"),
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.setProductPointsWidgetConfiguration,
-    ({ store, body }) => save(store, "product-points", body),
-    propagates,
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.resetProductPointsWidgetConfiguration,
-    ({ store }) => reset(store, "product-points"),
-    propagates,
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.getProgramPresentationWidgetConfiguration,
-    ({ store }) => view(store, "program-presentation"),
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.setProgramPresentationWidgetConfiguration,
-    ({ store, body }) => save(store, "program-presentation", body),
-    propagates,
-  );
-  adminRoute(
-    router,
-    context,
-    ADMIN_OPERATIONS.resetProgramPresentationWidgetConfiguration,
-    ({ store }) => reset(store, "program-presentation"),
-    propagates,
-  );
-  return router;
+  return [
+    operationRoute(ADMIN_OPERATIONS.getCartWidgetConfiguration, ({ store }) => view(store, "cart")),
+    operationRoute(
+      ADMIN_OPERATIONS.setCartWidgetConfiguration,
+      ({ store, body }) => save(store, "cart", body),
+      propagates,
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.resetCartWidgetConfiguration,
+      ({ store }) => reset(store, "cart"),
+      propagates,
+    ),
+    operationRoute(ADMIN_OPERATIONS.getProductPointsWidgetConfiguration, ({ store }) =>
+      view(store, "product-points"),
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.setProductPointsWidgetConfiguration,
+      ({ store, body }) => save(store, "product-points", body),
+      propagates,
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.resetProductPointsWidgetConfiguration,
+      ({ store }) => reset(store, "product-points"),
+      propagates,
+    ),
+    operationRoute(ADMIN_OPERATIONS.getProgramPresentationWidgetConfiguration, ({ store }) =>
+      view(store, "program-presentation"),
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.setProgramPresentationWidgetConfiguration,
+      ({ store, body }) => save(store, "program-presentation", body),
+      propagates,
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.resetProgramPresentationWidgetConfiguration,
+      ({ store }) => reset(store, "program-presentation"),
+      propagates,
+    ),
+  ];
 }

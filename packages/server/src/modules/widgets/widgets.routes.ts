@@ -1,8 +1,6 @@
-import { widgetConfigQuerySchema, widgetKindSchema } from "@loyalty/shared-types";
-import type { IRouter } from "express";
-import { sendCachedSection } from "../../http/cacheable.js";
-import { parseRequest } from "../../http/validate.js";
-import type { AppContext } from "../../runtime.js";
+import { OPERATIONS, type WidgetKind } from "@loyalty/shared-types";
+import { cachedSectionReply } from "../../http/cacheable.js";
+import { operationRoute, type OperationRoute } from "../../http/operation.js";
 import type { WidgetsService } from "./widgets.service.js";
 
 /**
@@ -11,16 +9,17 @@ import type { WidgetsService } from "./widgets.service.js";
  * the revision reasons: a missing or unknown domain is not-found.
  */
 export function widgetsRoutes(
-  context: AppContext,
-  widgets: WidgetsService,
-  /** The app: the storefront reads are its own routes (see `storefrontRoutes`). */
-  router: IRouter,
-): void {
-  const send = sendCachedSection(context.config.storefrontMaxAge);
-  for (const kind of widgetKindSchema.options) {
-    router.get(`/store/widget/${kind}`, (req, res) => {
-      const { domain } = parseRequest(widgetConfigQuerySchema, req.query, "query", "not-found");
-      return send(res, widgets.configuration(domain, kind));
-    });
-  }
+  { widgets }: { widgets: WidgetsService },
+  storefrontMaxAge: number,
+): OperationRoute[] {
+  const cached = cachedSectionReply(storefrontMaxAge);
+  const read =
+    (kind: WidgetKind) =>
+    ({ query }: { query: { domain: string } }) =>
+      cached(widgets.configuration(query.domain, kind));
+  return [
+    operationRoute(OPERATIONS.getCartWidget, read("cart")),
+    operationRoute(OPERATIONS.getProductPointsWidget, read("product-points")),
+    operationRoute(OPERATIONS.getProgramPresentationWidget, read("program-presentation")),
+  ];
 }

@@ -1,0 +1,161 @@
+import {
+  MAX_EXTERNAL_ID,
+  usesLegacyOrderRef,
+  type AdminCustomer,
+  type ApiRevision,
+  type ClubSummary,
+  type CustomerHistoryResponse,
+  type AdminCustomerSummary,
+  type adminTransactionSchema,
+  type CustomerExport,
+} from "@loyalty/shared-types";
+import type { z } from "zod";
+import type { AdminCustomerRow } from "./customers.admin.repository.js";
+import type { CustomerRecord, CustomerSummary } from "./customers.admin.service.js";
+import type { CustomerHistory } from "./customers.service.js";
+import type { Club } from "../points/clubs.js";
+import type { HistoryTransactionRow } from "./customers.repository.js";
+
+/** What the customer operations answer, in the back-office and on the storefront. */
+
+export function adminCustomerView(row: AdminCustomerRow): AdminCustomer {
+  return {
+    externalId: row.externalId,
+    email: row.email,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    language: row.language,
+    balance: row.balance,
+    reservedPoints: row.reservedPoints,
+    createdAt: row.createdAt.toISOString(),
+    erasedAt: row.erasedAt?.toISOString() ?? null,
+  };
+}
+
+export function customerSummaryView({
+  customer,
+  earnedLast12Months,
+  club,
+}: CustomerSummary): AdminCustomerSummary {
+  return {
+    ...adminCustomerView(customer),
+    earnedLast12Months,
+    club: club && { id: club.id, name: club.name, multiplier: club.multiplier },
+  };
+}
+
+export function adminTransactionView(
+  row: HistoryTransactionRow,
+): z.infer<typeof adminTransactionSchema> {
+  return {
+    id: row.id,
+    kind: row.kind,
+    points: row.points,
+    balanceAfter: row.balance_after,
+    note: row.note,
+    orderExternalId: row.order_external_id,
+    rewardId: row.reward_id,
+    referralId: row.referral_id,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function customerExportView(record: CustomerRecord, store: { id: number; domain: string }) {
+  return {
+    exportedAt: record.exportedAt.toISOString(),
+    store: { id: store.id, domain: store.domain },
+    customer: adminCustomerView(record.customer),
+    orders: record.orders.map((order) => ({
+      externalId: order.externalId,
+      externalReference: order.externalReference,
+      currency: order.currency,
+      orderedAt: order.orderedAt.toISOString(),
+      pointsEarned: order.pointsEarned,
+      pointsDeducted: order.pointsDeducted,
+      refundStatus: order.refundStatus,
+      payload: order.payload,
+    })),
+    transactions: record.transactions.map(adminTransactionView),
+    claims: record.claims.map((claim) => ({
+      rewardId: claim.rewardId,
+      code: claim.code,
+      points: claim.points,
+      status: claim.status,
+      expiresAt: claim.expiresAt?.toISOString() ?? null,
+      createdAt: claim.createdAt.toISOString(),
+    })),
+    referralsMade: record.referralsMade.map((referral) => ({
+      id: referral.id,
+      email: referral.email,
+      firstName: referral.firstName,
+      lastName: referral.lastName,
+      status: referral.status,
+      createdAt: referral.createdAt.toISOString(),
+      completedAt: referral.completedAt?.toISOString() ?? null,
+    })),
+    referredBy: record.referredBy ?? null,
+  } satisfies CustomerExport;
+}
+
+/**
+ * From 2026-06-18 orders are named by number. An identifier stored as a plainly written whole
+ * number is one (2026-06-18 registrations store `String(externalId)`, and a 2026-01-01
+ * `externalRef` of "1001" is the same order as externalId 1001); any other 2026-01-01
+ * `externalRef` ("A-1001", "007") has no numeric form and stays text.
+ */
+function orderExternalId(stored: string): number | string {
+  const id = Number(stored);
+  return /^(0|[1-9]\d*)$/.test(stored) && id <= MAX_EXTERNAL_ID ? id : stored;
+}
+
+function clubSummary({ id, name, threshold, multiplier }: Club): ClubSummary {
+  return { id, name, threshold, multiplier };
+}
+
+function transactionFields(row: HistoryTransactionRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    points: row.points,
+    balanceAfter: row.balance_after,
+    rewardId: row.reward_id,
+    voucherCode: row.voucher_code,
+    referralId: row.referral_id,
+    note: row.note,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** GET /point/user-history/{externalId}: orders by `externalRef` in 2026-01-01, by number after. */
+export function historyView(
+  history: CustomerHistory,
+  revision: ApiRevision,
+): CustomerHistoryResponse {
+  const { club, nextClub, transactions, ...figures } = history;
+  const head = {
+    ...figures,
+    club: club && clubSummary(club),
+    nextClub: nextClub && { ...clubSummary(nextClub), pointsToReach: nextClub.pointsToReach },
+  };
+  return usesLegacyOrderRef(revision)
+    ? {
+        ...head,
+        transactions: transactions.map((row) => ({
+          ...transactionFields(row),
+          order: row.order_external_id === null ? null : { externalRef: row.order_external_id },
+        })),
+      }
+    : {
+        ...head,
+        transactions: transactions.map((row) => ({
+          ...transactionFields(row),
+          order:
+            row.order_external_id === null
+              ? null
+              : {
+                  externalId: orderExternalId(row.order_external_id),
+                  externalReference: row.order_external_reference,
+                },
+        })),
+      };
+}
