@@ -8,12 +8,9 @@ import autocannon from "autocannon";
 import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
-import { SecretBox } from "../src/crypto/secrets.js";
-import { createPool } from "../src/db/pool.js";
-import { StoreChangeListener } from "../src/db/store-changes.js";
 import { appendLedgerEntries } from "../src/modules/ledger/ledger.repository.js";
 import { defaultWidgetConfig } from "../src/modules/widgets/widgets.defaults.js";
-import { createServices } from "../src/runtime.js";
+import { openRuntime } from "../src/runtime.js";
 import {
   benchOverview,
   OVERVIEW_P95_TARGET_MS,
@@ -62,6 +59,9 @@ interface Measure {
 
 let helloUrl = "";
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
+/** `BENCH_ONLY=claims`: the claim scenario alone, printed, without writing BENCHMARKS.md. */
+const ONLY = process.env["BENCH_ONLY"];
+if (ONLY !== undefined && ONLY !== "claims") throw new Error(`BENCH_ONLY=${ONLY}: only "claims"`);
 
 /**
  * A scenario against the bare Express app measured right before it, so that a machine that
@@ -127,11 +127,10 @@ async function main() {
   const quiet = pino({ level: "error" });
 
   // The programme the scenarios run against.
-  const pool = createPool(databaseUrl, 4);
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOYALTY_MASTER_KEY: MASTER_KEY });
-  // Never started: the seeding below reads through to the database.
-  const changes = new StoreChangeListener({ connectionString: databaseUrl, logger: quiet });
-  const services = createServices(config, pool, SecretBox.fromText(MASTER_KEY), quiet, changes);
+  // Its store change listener is never started: the seeding below reads through to the database.
+  const runtime = await openRuntime(config, quiet, { migrate: false, poolSize: 4 });
+  const { pool, services } = runtime.context;
   const domain = "https://bench.example";
   const store = await services.stores.create({ domain });
   const { key } = await services.apiKeys.create(store.reference);
@@ -213,42 +212,44 @@ async function main() {
     const idle = await rssOf(server.pid as number);
 
     helloUrl = `http://127.0.0.1:${helloPort}/`;
-    results.push(
-      await paired(
-        "GET calculate",
-        {
-          url: `${base}/point/product-points/calculate?domain=${encodeURIComponent(domain)}&price=19.99&product=7&categories=10,11`,
-        },
-        server.pid,
-        peak,
-        ROUNDS,
-      ),
-    );
+    if (!ONLY) {
+      results.push(
+        await paired(
+          "GET calculate",
+          {
+            url: `${base}/point/product-points/calculate?domain=${encodeURIComponent(domain)}&price=19.99&product=7&categories=10,11`,
+          },
+          server.pid,
+          peak,
+          ROUNDS,
+        ),
+      );
 
-    results.push(
-      await paired(
-        "GET reward list",
-        { url: `${base}/reward/list?domain=${encodeURIComponent(domain)}` },
-        server.pid,
-        peak,
-        ROUNDS,
-      ),
-    );
-    results.push(
-      await paired(
-        "GET widget configurations (the three in turn)",
-        {
-          url: base,
-          requests: ["cart", "product-points", "program-presentation"].map((kind) => ({
-            method: "GET" as const,
-            path: `/store/widget/${kind}?domain=${encodeURIComponent(domain)}`,
-          })),
-        },
-        server.pid,
-        peak,
-        ROUNDS,
-      ),
-    );
+      results.push(
+        await paired(
+          "GET reward list",
+          { url: `${base}/reward/list?domain=${encodeURIComponent(domain)}` },
+          server.pid,
+          peak,
+          ROUNDS,
+        ),
+      );
+      results.push(
+        await paired(
+          "GET widget configurations (the three in turn)",
+          {
+            url: base,
+            requests: ["cart", "product-points", "program-presentation"].map((kind) => ({
+              method: "GET" as const,
+              path: `/store/widget/${kind}?domain=${encodeURIComponent(domain)}`,
+            })),
+          },
+          server.pid,
+          peak,
+          ROUNDS,
+        ),
+      );
+    }
 
     // Claims on the sandbox platform, 20 at a time, each by the next of the customers in turn
     // (their hashes computed beforehand: the load generator shares the machine).
@@ -288,8 +289,10 @@ async function main() {
       roundsP95: claimRounds.map((round) => round.p95),
     };
     process.stdout.write(
-      `POST claim (${CLAIM_CONNECTIONS} connections, sandbox)  ${claims.perSecond.toFixed(0)} req/s  p50 ${claims.p50.toFixed(1)} ms  p95 ${claims.p95.toFixed(1)} ms  p99 ${claims.p99.toFixed(1)} ms  errors ${claims.errors}\n`,
+      `POST claim (${CLAIM_CONNECTIONS} connections, sandbox)  ${claims.perSecond.toFixed(0)} req/s  p50 ${claims.p50.toFixed(1)} ms  p95 ${claims.p95.toFixed(1)} ms  p99 ${claims.p99.toFixed(1)} ms  errors ${claims.errors}  (p95 of the rounds: ${claims.roundsP95.map((p95) => p95.toFixed(1)).join(", ")} ms)\n`,
     );
+
+    if (ONLY) return;
 
     let orderId = 1;
     const orderBody = (id: number, customer: number) =>
@@ -525,7 +528,7 @@ async function main() {
   } finally {
     await stop(hello);
     await stop(server);
-    await pool.end();
+    await runtime.close();
     await database.drop();
   }
 }

@@ -38,13 +38,20 @@ function claim(
   s: Store,
   externalId: number,
   body: unknown,
-  options: { headers?: Record<string, string>; hash?: string; domain?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    hash?: string;
+    domain?: string;
+    /** Another server process on the same database. */
+    server?: TestApp;
+  } = {},
 ) {
   const query = new URLSearchParams({
     domain: options.domain ?? s.store.domain,
     hash: options.hash ?? hashFor(s.store.reference, s.key, externalId),
   });
-  return fetch(`${app.baseUrl}/reward/claim/${externalId}?${query.toString()}`, {
+  const { baseUrl } = options.server ?? app;
+  return fetch(`${baseUrl}/reward/claim/${externalId}?${query.toString()}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(options.headers ?? LATEST) },
     body: JSON.stringify(body),
@@ -451,6 +458,49 @@ describe("POST /reward/claim/{externalId}", () => {
       [shop.store.id],
     );
     expect(rows[0]).toEqual({ reserved: 0 });
+  });
+
+  it("holds its limits when two processes claim at once: no limit passed, no overdraw", async () => {
+    // Each process writes its own groups of claims: theirs meet only in the database.
+    const second = await startTestApp({ database: app.database });
+    try {
+      const limited = await addReward(app.context.pool, shop.store.id, {
+        triggerValue: 100,
+        usageLimit: 5,
+      });
+      const customers = Array.from({ length: 20 }, (_, index) => 4000 + index);
+      for (const id of customers)
+        await customerWithPoints(app.context.pool, shop.store.id, id, 100);
+      await customerWithPoints(app.context.pool, shop.store.id, 4100, 1000);
+      const servers = [app, second];
+      const [limitedClaims, ownClaims] = await Promise.all([
+        Promise.all(
+          customers.map((id, index) =>
+            claim(shop, id, { rewardId: limited.rewardId }, { server: servers[index % 2] }),
+          ),
+        ),
+        Promise.all(
+          customers.map((_, index) =>
+            claim(shop, 4100, { rewardId: shipping }, { server: servers[index % 2] }),
+          ),
+        ),
+      ]);
+      expect(limitedClaims.filter((response) => response.status === 201)).toHaveLength(5);
+      expect(ownClaims.filter((response) => response.status === 201)).toHaveLength(3);
+      const { rows } = await app.context.pool.query(
+        `SELECT count(*)::int AS issued FROM reward_claims
+         WHERE voucher_version_id = $1 AND status <> 'released'`,
+        [limited.voucherId],
+      );
+      expect(rows[0]).toEqual({ issued: 5 });
+      expect(await pointsOf(app.context.pool, shop.store.id, 4100)).toEqual({
+        balance: 100,
+        ledger: 100,
+        entries: 4,
+      });
+    } finally {
+      await second.close();
+    }
   });
 
   it("answers not-found as a problem for a customer the store does not have", async () => {

@@ -16,10 +16,10 @@ export const outboxJobTask = deliveryJob.task;
  * `source` names a relation of the statement with columns (store_id, type, payload, position).
  * The statement must read `jobs` (say `(SELECT count(*) FROM jobs)`): PostgreSQL runs a CTE
  * that modifies nothing only when it is read. `taskParam` numbers the statement's parameter
- * bound to `outboxJobTask`; without it, the task's name is quoted into the text.
+ * bound to `outboxJobTask`.
  */
-export function outboxCtes(source: string, taskParam?: number): string {
-  const task = taskParam ? `$${taskParam}::text` : `'${outboxJobTask.replaceAll("'", "''")}'`;
+export function outboxCtes(source: string, taskParam: number): string {
+  const task = `$${taskParam}::text`;
   return `events AS (
        INSERT INTO outbox_events (store_id, type, payload, dispatched_at)
        SELECT store_id, type, payload, now() FROM ${source} ORDER BY position

@@ -1,7 +1,7 @@
-import type { Reward, Voucher, VoucherKind } from "@loyalty/shared-types";
+import type { ClaimRefusal, Reward, Voucher, VoucherKind } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 import { STORE_CHANGED_CHANNEL } from "../../db/store-changes.js";
-import { outboxCtes } from "../events/events.repository.js";
+import { outboxCtes, outboxJobTask } from "../events/events.repository.js";
 
 export interface VoucherColumns {
   voucher_id: number;
@@ -64,115 +64,70 @@ export async function listObtainableRewards(db: Queryable, storeId: number): Pro
   }));
 }
 
-export interface ClaimingCustomer {
-  id: number;
-  email: string | null;
-  /** What the customer may spend: the balance less the points other claims hold. */
-  available: number;
-}
-
-/** Locks the customer for a claim: claims of one customer take their turn. */
-export async function lockClaimingCustomer(
-  db: Queryable,
-  storeId: number,
-  externalId: number,
-): Promise<ClaimingCustomer | undefined> {
-  const { rows } = await db.query<ClaimingCustomer>(
-    `SELECT id, email, balance - reserved_points AS available
-     FROM customers WHERE store_id = $1 AND external_id = $2 AND erased_at IS NULL
-     FOR NO KEY UPDATE`,
-    [storeId, externalId],
-  );
-  return rows[0];
-}
-
-export interface ClaimableReward {
-  id: number;
-  name: string;
-  triggerValue: number;
-  /** The current version; null when the reward has none. */
-  voucher: (Voucher & { id: number; active: boolean }) | null;
-}
-
-type RewardColumns = Partial<VoucherColumns> & {
-  reward_id: number | null;
-  name: string;
-  trigger_value: number;
-  active: boolean;
-};
-
-/**
- * The rewards named by `source` (a relation with store_id, reward_id and position), each with
- * its current voucher version.
- */
-function claimableRewards(source: string): string {
-  return `SELECT i.position, r.id AS reward_id, r.name, r.trigger_value, v.active, ${VOUCHER_COLUMNS}
-    FROM ${source} i
-    JOIN rewards r ON r.store_id = i.store_id AND r.id = i.reward_id
-    LEFT JOIN voucher_versions v ON v.reward_id = r.id AND v.superseded_at IS NULL`;
-}
-
-function toClaimableReward(row: RewardColumns | undefined): ClaimableReward | undefined {
-  if (!row?.reward_id) return undefined;
-  return {
-    id: row.reward_id,
-    name: row.name,
-    triggerValue: row.trigger_value,
-    voucher:
-      row.voucher_id === null || row.voucher_id === undefined
-        ? null
-        : { ...toVoucher(row as VoucherColumns), id: row.voucher_id, active: row.active },
-  };
-}
-
-export async function findClaimableReward(
-  db: Queryable,
-  storeId: number,
-  rewardId: number,
-): Promise<ClaimableReward | undefined> {
-  const { rows } = await db.query<RewardColumns>(
-    claimableRewards("(SELECT $1::bigint AS store_id, $2::bigint AS reward_id, 1 AS position)"),
-    [storeId, rewardId],
-  );
-  return toClaimableReward(rows[0]);
-}
-
-export interface ReservedClaim {
-  id: number;
-  expiresAt: Date | null;
-}
-
-export interface ReserveAttempt {
-  /** Whether the store has the customer; what they may spend is the UPDATE's to judge. */
-  customer: Pick<ClaimingCustomer, "id" | "email"> | undefined;
-  reward: ClaimableReward | undefined;
-  /** Set when the points are held: the claim, reserved. */
-  claim: ReservedClaim | undefined;
-}
+/** VOUCHER_COLUMNS, as a relation of the statement that selected them names them. */
+const VOUCHER_FIELDS = `voucher_id, version, kind, value, currency, minimum_order_amount,
+  validity_days, usage_limit`;
 
 export interface ClaimRequest {
   storeId: number;
   externalId: number;
   rewardId: number;
+  /** The code the platform is asked for, generated beforehand (see reward_claims.code). */
   code: string;
 }
 
+/** The reward a claim holds points for, as its answer and the platform's code describe it. */
+export interface ClaimedReward {
+  id: number;
+  name: string;
+  triggerValue: number;
+  voucher: Voucher;
+}
+
+/** A claim whose points are held, recorded as reserved. */
+export interface ReservedClaim {
+  id: number;
+  expiresAt: Date | null;
+  reward: ClaimedReward;
+  customerEmail: string | null;
+}
+
+/** How reserveClaims judged a claim: held, refused, or naming what the store does not have. */
+export type ReserveAttempt =
+  | { outcome: "reserved"; claim: ReservedClaim }
+  | { outcome: ClaimRefusal["reason"] }
+  | { outcome: "unknown-customer" | "unknown-reward" };
+
 /**
- * Claims of rewards whose voucher has no usage limit, in one statement for many requests, each
- * customer at most once: the customer's points are held if what they may spend covers the
- * cost (the UPDATE checks it again on the row it locks, so that concurrent claims never
- * overdraw), and the claim is recorded as reserved. Otherwise the attempt says what it found,
- * for the caller to say why: no customer, no reward, an inactive voucher, a limited one (see
- * lockAndCountIssued), or too few points. Results are in the order of `claims`.
+ * The claim rules, for many claims in one statement, each customer at most once (a customer's
+ * several claims go in successive statements of one transaction, each judged on what the
+ * previous left). In order, a claim:
+ * - names a customer of the store (not erased) and a reward of the store;
+ * - is refused `voucher-inactive` when the reward has no current voucher version or it is
+ *   switched off;
+ * - is refused `usage-limit-reached` when the version has a usage limit and every code it may
+ *   issue is taken: by the claims not given back, then by the claims before it here;
+ * - is refused `insufficient-balance` when what the customer may spend (the balance less the
+ *   points other claims hold) is below the cost;
+ * - else holds the cost on the customer and is recorded as reserved, expiring after the
+ *   voucher's validity; the claim that takes a voucher's last code tells every process the
+ *   store's reward list changed (sent with the commit).
+ * Concurrent claims never overdraw nor pass a limit: the customers and the limited voucher
+ * versions are locked, and what is judged is read once the locks are held. `group` is every
+ * claim of the transaction: its first statement locks the vouchers of all of them, so that a
+ * later one takes no lock on a voucher after a customer. Results are in the order of `claims`.
  */
 export async function reserveClaims(
   db: Queryable,
   claims: readonly ClaimRequest[],
+  group: readonly ClaimRequest[] = claims,
 ): Promise<ReserveAttempt[]> {
   const { rows } = await db.query<
-    RewardColumns & {
-      position: number;
-      customer_id: number | null;
+    Partial<VoucherColumns> & {
+      outcome: ReserveAttempt["outcome"];
+      reward_id: number | null;
+      name: string | null;
+      trigger_value: number | null;
       email: string | null;
       claim_id: number | null;
       expires_at: Date | null;
@@ -184,131 +139,137 @@ export async function reserveClaims(
     text: `WITH input AS (
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
          WITH ORDINALITY AS i(store_id, external_id, reward_id, code, position)
-     ), reward AS (${claimableRewards("input")}),
+     ), reward AS (
+       SELECT i.position, r.id AS reward_id, r.name, r.trigger_value, v.active, ${VOUCHER_COLUMNS}
+       FROM input i
+       JOIN rewards r ON r.store_id = i.store_id AND r.id = i.reward_id
+       LEFT JOIN voucher_versions v ON v.reward_id = r.id AND v.superseded_at IS NULL
+     ),
+     -- The current versions with a usage limit of the group's rewards, locked in id order before
+     -- any customer: claims of one such voucher take their turn.
+     limited AS (
+       SELECT v.id FROM voucher_versions v
+       WHERE v.id IN (
+         SELECT current.id
+         FROM unnest($5::bigint[], $6::bigint[]) AS g(store_id, reward_id)
+         JOIN rewards r ON r.store_id = g.store_id AND r.id = g.reward_id
+         JOIN voucher_versions current ON current.reward_id = r.id
+           AND current.superseded_at IS NULL AND current.usage_limit IS NOT NULL
+       )
+       ORDER BY v.id
+       FOR NO KEY UPDATE OF v
+     ), codes AS (
+       -- Counted once locked, with a snapshot of the count's own (see the migration): every
+       -- claim committed before is in it.
+       SELECT id AS voucher_id, voucher_codes_taken(id) AS codes_taken FROM limited
+     ),
      -- Customers locked in (store, externalId) order, as every statement locking several of
      -- them does (orders credited in groups too): two never wait on each other in a cycle.
+     -- After the vouchers, as in every transaction locking both: the sub-select reads all of
+     -- limited before the first customer row. A row locked after waiting is read as the other
+     -- transaction left it.
      locked AS (
-       SELECT c.id, i.position FROM customers c
+       SELECT i.position, c.id, c.email, c.balance - c.reserved_points AS available
+       FROM customers c
        JOIN input i ON c.store_id = i.store_id AND c.external_id = i.external_id
-       WHERE c.erased_at IS NULL
+       WHERE c.erased_at IS NULL AND (SELECT count(*) FROM limited) >= 0
        ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
+     ), facts AS (
+       SELECT i.position, i.store_id, i.code, locked.id AS customer_id, locked.email,
+              locked.available, reward.reward_id, reward.name, reward.trigger_value,
+              reward.active, ${VOUCHER_FIELDS}, codes.codes_taken,
+              reward.active AND locked.available >= reward.trigger_value AS payable
+       FROM input i
+       LEFT JOIN locked USING (position)
+       LEFT JOIN reward USING (position)
+       LEFT JOIN codes USING (voucher_id)
+     ), counted AS (
+       -- Codes taken before this claim: those not given back, then the claims before it here
+       -- that could pay for theirs.
+       SELECT facts.*,
+              codes_taken + count(*) FILTER (WHERE payable) OVER (
+                PARTITION BY voucher_id ORDER BY position
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS taken_before
+       FROM facts
+     ), judged AS (
+       SELECT counted.*,
+              CASE
+                WHEN customer_id IS NULL THEN 'unknown-customer'
+                WHEN reward_id IS NULL THEN 'unknown-reward'
+                WHEN active IS NOT TRUE THEN 'voucher-inactive'
+                WHEN taken_before >= usage_limit THEN 'usage-limit-reached'
+                WHEN available < trigger_value THEN 'insufficient-balance'
+                ELSE 'reserved'
+              END AS outcome
+       FROM counted
      ), held AS (
-       UPDATE customers c SET reserved_points = c.reserved_points + reward.trigger_value,
+       UPDATE customers c SET reserved_points = c.reserved_points + judged.trigger_value,
          updated_at = now()
-       FROM locked JOIN reward ON reward.position = locked.position
-       WHERE c.id = locked.id AND reward.active AND reward.usage_limit IS NULL
-         AND c.balance - c.reserved_points >= reward.trigger_value
-       RETURNING c.id, locked.position
+       FROM judged
+       WHERE c.id = judged.customer_id AND judged.outcome = 'reserved'
+       RETURNING judged.position
      ), claim AS (
        INSERT INTO reward_claims
          (store_id, customer_id, reward_id, voucher_version_id, points, code, expires_at)
-       SELECT i.store_id, held.id, reward.reward_id, reward.voucher_id, reward.trigger_value,
-              i.code, now() + reward.validity_days * interval '1 day'
-       FROM held
-       JOIN input i ON i.position = held.position
-       JOIN reward ON reward.position = held.position
-       ORDER BY held.position
+       SELECT store_id, customer_id, reward_id, voucher_id, trigger_value, code,
+              now() + validity_days * interval '1 day'
+       FROM held JOIN judged USING (position)
+       ORDER BY position
        RETURNING id, code, expires_at
-     ), customer AS (
-       SELECT i.position, c.id, c.email
-       FROM input i
-       JOIN customers c ON c.store_id = i.store_id AND c.external_id = i.external_id
-       WHERE c.erased_at IS NULL
+     ), used_up AS (
+       SELECT DISTINCT judged.store_id FROM judged JOIN claim USING (code)
+       WHERE judged.taken_before + 1 >= judged.usage_limit
+     ), notified AS (
+       SELECT pg_notify($7, store_id::text) FROM used_up
      )
-     SELECT reward.*, i.position, customer.id AS customer_id, customer.email,
-            claim.id AS claim_id, claim.expires_at
-     FROM input i
-     LEFT JOIN reward ON reward.position = i.position
-     LEFT JOIN customer ON customer.position = i.position
-     LEFT JOIN claim ON claim.code = i.code
-     ORDER BY i.position`,
+     SELECT outcome, reward_id, name, trigger_value, email, ${VOUCHER_FIELDS},
+            claim.id AS claim_id, claim.expires_at,
+            -- Reads notified, so that PostgreSQL runs it.
+            (SELECT count(*) FROM notified) AS notified
+     FROM judged LEFT JOIN claim USING (code)
+     ORDER BY judged.position`,
     values: [
       claims.map((claim) => claim.storeId),
       claims.map((claim) => claim.externalId),
       claims.map((claim) => claim.rewardId),
       claims.map((claim) => claim.code),
+      group.map((claim) => claim.storeId),
+      group.map((claim) => claim.rewardId),
+      STORE_CHANGED_CHANNEL,
     ],
   });
-  return rows.map((row) => ({
-    customer: row.customer_id === null ? undefined : { id: row.customer_id, email: row.email },
-    reward: toClaimableReward(row),
-    claim: row.claim_id === null ? undefined : { id: row.claim_id, expiresAt: row.expires_at },
-  }));
-}
-
-/**
- * Codes the voucher version has issued or is issuing, counted under a lock of the version: the
- * claims of a limited voucher take their turn, so that twenty at once never pass a limit of
- * five.
- */
-export async function lockAndCountIssued(db: Queryable, voucherId: number): Promise<number> {
-  await db.query(`SELECT 1 FROM voucher_versions WHERE id = $1 FOR NO KEY UPDATE`, [voucherId]);
-  // A statement of its own: one that waited for the lock would count with the snapshot it took
-  // before waiting, blind to the claims committed meanwhile.
-  const { rows } = await db.query<{ issued: number }>(
-    `SELECT ${ISSUED} AS issued FROM voucher_versions v WHERE v.id = $1`,
-    [voucherId],
-  );
-  return rows[0]?.issued ?? 0;
-}
-
-/** Holds the claim's points on the customer (locked by the caller) and records the claim. */
-export async function insertReservedClaim(
-  db: Queryable,
-  claim: {
-    storeId: number;
-    customerId: number;
-    reward: ClaimableReward & { voucher: NonNullable<ClaimableReward["voucher"]> };
-    code: string;
-  },
-): Promise<ReservedClaim> {
-  const { rows } = await db.query<{ id: number; expiresAt: Date | null }>(
-    `WITH hold AS (
-       UPDATE customers SET reserved_points = reserved_points + $5, updated_at = now()
-       WHERE id = $2
-     )
-     INSERT INTO reward_claims
-       (store_id, customer_id, reward_id, voucher_version_id, points, code, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 day')
-     RETURNING id, expires_at AS "expiresAt"`,
-    [
-      claim.storeId,
-      claim.customerId,
-      claim.reward.id,
-      claim.reward.voucher.id,
-      claim.reward.triggerValue,
-      claim.code,
-      claim.reward.voucher.validityDays,
-    ],
-  );
-  return rows[0] as ReservedClaim;
-}
-
-/**
- * Tells every process the store's reward list changed: a voucher issued its last code, or got
- * one back. Sent with the transaction's commit, like the triggers' notifications.
- */
-export async function notifyRewardsChanged(db: Queryable, storeId: number): Promise<void> {
-  await db.query(`SELECT pg_notify($1, $2)`, [STORE_CHANGED_CHANNEL, String(storeId)]);
-}
-
-export interface ReleasedClaim {
-  storeId: number;
-  /** Whether the claim's voucher has a usage limit (a release may put it back in the list). */
-  limited: boolean;
+  return rows.map((row): ReserveAttempt => {
+    if (row.outcome !== "reserved") return { outcome: row.outcome };
+    return {
+      outcome: "reserved",
+      claim: {
+        id: row.claim_id as number,
+        expiresAt: row.expires_at,
+        customerEmail: row.email,
+        reward: {
+          id: row.reward_id as number,
+          name: row.name as string,
+          triggerValue: row.trigger_value as number,
+          voucher: toVoucher(row as VoucherColumns),
+        },
+      },
+    };
+  });
 }
 
 /**
  * Gives a reserved claim's points back: the claim is released and its hold lifted, in one
- * statement. Undefined when the claim was no longer reserved: someone else settled it.
+ * statement. A voucher with a usage limit got a code back: every process is told the store's
+ * reward list may have changed. False when the claim was no longer reserved: someone else
+ * settled it.
  */
 export async function releaseClaim(
   db: Queryable,
   claimId: number,
   reason: string,
-): Promise<ReleasedClaim | undefined> {
-  const { rows } = await db.query<ReleasedClaim>(
+): Promise<boolean> {
+  const { rowCount } = await db.query(
     `WITH c AS (
        UPDATE reward_claims SET status = 'released', released_at = now(), updated_at = now(),
          failure_reason = $2
@@ -317,12 +278,16 @@ export async function releaseClaim(
      ), lifted AS (
        UPDATE customers cu SET reserved_points = cu.reserved_points - c.points, updated_at = now()
        FROM c WHERE cu.id = c.customer_id
+     ), notified AS (
+       SELECT pg_notify($3, c.store_id::text)
+       FROM c JOIN voucher_versions v ON v.id = c.voucher_version_id
+       WHERE v.usage_limit IS NOT NULL
      )
-     SELECT c.store_id AS "storeId", v.usage_limit IS NOT NULL AS limited
-     FROM c JOIN voucher_versions v ON v.id = c.voucher_version_id`,
-    [claimId, reason],
+     -- Reads notified, so that PostgreSQL runs it.
+     SELECT (SELECT count(*) FROM notified) FROM c`,
+    [claimId, reason, STORE_CHANGED_CHANNEL],
   );
-  return rows[0] && { storeId: rows[0].storeId, limited: rows[0].limited };
+  return rowCount === 1;
 }
 
 /**
@@ -375,11 +340,11 @@ export async function confirmClaims(
                 'customer', jsonb_build_object('externalId', external_id),
                 'rewardId', reward_id, 'points', points, 'balance', balance_after) AS payload
        FROM settled
-     ), ${outboxCtes("obtained")}
+     ), ${outboxCtes("obtained", 2)}
      -- The REWARD_OBTAINED payload above is eventDataSchemas.REWARD_OBTAINED (tests parse it).
      SELECT id, balance_after AS balance, (SELECT count(*) FROM jobs) AS jobs
      FROM settled`,
-    values: [claimIds],
+    values: [claimIds, outboxJobTask],
   });
   const balances = new Map(rows.map((row) => [row.id, row.balance]));
   return claimIds.map((id) => balances.get(id));

@@ -21,20 +21,13 @@ import type {
 } from "../storefront/storefront.cache.js";
 import {
   confirmClaims,
-  findClaimableReward,
   findStaleClaims,
-  insertReservedClaim,
   listObtainableRewards,
-  lockAndCountIssued,
-  lockClaimingCustomer,
-  notifyRewardsChanged,
   postponeClaim,
   releaseClaim,
   reserveClaims,
-  type ClaimableReward,
   type ClaimRequest,
   type ReserveAttempt,
-  type ReservedClaim,
 } from "./rewards.repository.js";
 
 /** How long the reconciliation waits for a platform to say whether it made a claim's code. */
@@ -58,11 +51,11 @@ interface Reservation {
 /**
  * The reward catalogue and claims: GET /reward/list and POST /reward/claim/{externalId}.
  *
- * A claim holds the reward's cost on the customer's points (balance - held >= cost, under the
- * customer's row lock: concurrent claims never overdraw), asks the platform for a single-use
- * code, then turns the hold into a ledger debit, or releases it when the platform fails. A
- * process that dies in between leaves a reserved claim, which `reconcileStaleClaims` settles:
- * confirmed when the platform has the code, released when it has not.
+ * A claim holds the reward's cost on the customer's points (the rules are reserveClaims', in
+ * one statement), asks the platform for a single-use code, then turns the hold into a ledger
+ * debit, or releases it when the platform fails. A process that dies in between leaves a
+ * reserved claim, which `reconcileStaleClaims` settles: confirmed when the platform has the
+ * code, released when it has not.
  */
 export class RewardsService {
   /** The store's obtainable rewards, as the JSON body the list answers with. */
@@ -70,8 +63,9 @@ export class RewardsService {
   /**
    * Reservations and confirmations are written in groups, as registrations are: under load one
    * statement (and one commit) serves the claims of many requests, each answered once its own
-   * is committed. One group of each at a time: groups lock their customers in (store,
-   * externalId) order, so two could overlap safely, but one at a time measured faster here.
+   * is committed (a transaction per claim measured far costlier for the database). One group
+   * of each at a time: groups lock in a fixed order, so two could overlap safely, but one at a
+   * time measured faster here.
    */
   private readonly reservations: Batcher<ClaimRequest, ReserveAttempt>;
   private readonly confirmations: Batcher<number, number | undefined>;
@@ -197,9 +191,8 @@ export class RewardsService {
   }
 
   /**
-   * Holds the reward's cost on the customer's points, or says why the claim is refused. One
-   * statement for the common case; a voucher with a usage limit takes a transaction, where
-   * claims take their turn on the voucher to count its codes.
+   * Holds the reward's cost on the customer's points, or says why the claim is refused. An
+   * unknown customer or reward is an error of the request, not a refusal.
    */
   private async reserve(
     store: AuthenticatedStore,
@@ -213,47 +206,34 @@ export class RewardsService {
       rewardId,
       code,
     });
-    const { customer, reward } = claimable(attempt.customer, attempt.reward);
-    if (!reward.voucher?.active) return { refusal: { code: null, reason: "voucher-inactive" } };
-    if (attempt.claim) return reservationOf(attempt.claim, code, reward, externalId, customer);
-    if (reward.voucher.usageLimit === null) {
-      return { refusal: { code: null, reason: "insufficient-balance" } };
+    switch (attempt.outcome) {
+      case "reserved": {
+        const { claim } = attempt;
+        return {
+          claimId: claim.id,
+          code,
+          points: claim.reward.triggerValue,
+          rewardId: claim.reward.id,
+          rewardName: claim.reward.name,
+          voucher: claim.reward.voucher,
+          expiresAt: claim.expiresAt,
+          customer: { externalId, email: claim.customerEmail },
+        };
+      }
+      case "unknown-customer":
+        throw new AppError("not-found", "The store has no customer with this externalId.");
+      case "unknown-reward":
+        throw new AppError("validation-failed", "The store has no reward with this rewardId.", [
+          {
+            location: "body",
+            pointer: "/rewardId",
+            message: "the store has no reward with this id",
+            code: "not_found",
+          },
+        ]);
+      default:
+        return { refusal: { code: null, reason: attempt.outcome } };
     }
-    return this.reserveLimited(store, externalId, rewardId, code);
-  }
-
-  private reserveLimited(
-    store: AuthenticatedStore,
-    externalId: number,
-    rewardId: number,
-    code: string,
-  ): Promise<Reservation | { refusal: ClaimRefusal }> {
-    return withTransaction(this.pool, async (tx) => {
-      const { customer, reward } = claimable(
-        await lockClaimingCustomer(tx, store.id, externalId),
-        await findClaimableReward(tx, store.id, rewardId),
-      );
-      const { voucher } = reward;
-      if (!voucher?.active) return { refusal: { code: null, reason: "voucher-inactive" } };
-      const issued = voucher.usageLimit === null ? 0 : await lockAndCountIssued(tx, voucher.id);
-      if (voucher.usageLimit !== null && issued >= voucher.usageLimit) {
-        return { refusal: { code: null, reason: "usage-limit-reached" } };
-      }
-      if (customer.available < reward.triggerValue) {
-        return { refusal: { code: null, reason: "insufficient-balance" } };
-      }
-      const claim = await insertReservedClaim(tx, {
-        storeId: store.id,
-        customerId: customer.id,
-        reward: { ...reward, voucher },
-        code,
-      });
-      // Its last code: the voucher leaves every process's reward list.
-      if (voucher.usageLimit !== null && issued + 1 >= voucher.usageLimit) {
-        await notifyRewardsChanged(tx, store.id);
-      }
-      return reservationOf(claim, code, reward, externalId, customer);
-    });
   }
 
   /** Turns the hold into the ledger's debit; the balance after, or undefined if settled already. */
@@ -262,11 +242,8 @@ export class RewardsService {
   }
 
   /** Gives the held points back. False when the claim had already been settled. */
-  private async release(claimId: number, reason: string): Promise<boolean> {
-    const claim = await releaseClaim(this.pool, claimId, reason);
-    // A limited voucher got a code back: it may return to every process's reward list.
-    if (claim?.limited) await notifyRewardsChanged(this.pool, claim.storeId);
-    return claim !== undefined;
+  private release(claimId: number, reason: string): Promise<boolean> {
+    return releaseClaim(this.pool, claimId, reason);
   }
 }
 
@@ -291,6 +268,7 @@ function reserveInTurns(pool: pg.Pool, claims: readonly ClaimRequest[]): Promise
       const results = await reserveClaims(
         db,
         turn.map((entry) => entry.claim),
+        claims,
       );
       turn.forEach((entry, position) => {
         attempts[entry.index] = results[position] as ReserveAttempt;
@@ -299,47 +277,4 @@ function reserveInTurns(pool: pg.Pool, claims: readonly ClaimRequest[]): Promise
     return attempts;
   };
   return turns.length === 1 ? run(pool) : withTransaction(pool, run);
-}
-
-/** A claim's customer and reward, or the error the spec answers when either is unknown. */
-function claimable<C extends { id: number; email: string | null }>(
-  customer: C | undefined,
-  reward: ClaimableReward | undefined,
-): { customer: C; reward: ClaimableReward } {
-  if (!customer) throw new AppError("not-found", "The store has no customer with this externalId.");
-  if (!reward) {
-    throw new AppError("validation-failed", "The store has no reward with this rewardId.", [
-      {
-        location: "body",
-        pointer: "/rewardId",
-        message: "the store has no reward with this id",
-        code: "not_found",
-      },
-    ]);
-  }
-  return { customer, reward };
-}
-
-function reservationOf(
-  claim: ReservedClaim,
-  code: string,
-  reward: ClaimableReward,
-  externalId: number,
-  customer: { email: string | null },
-): Reservation {
-  const {
-    id: _id,
-    active: _active,
-    ...voucher
-  } = reward.voucher as NonNullable<ClaimableReward["voucher"]>;
-  return {
-    claimId: claim.id,
-    code,
-    points: reward.triggerValue,
-    rewardId: reward.id,
-    rewardName: reward.name,
-    voucher,
-    expiresAt: claim.expiresAt,
-    customer: { externalId, email: customer.email },
-  };
 }
