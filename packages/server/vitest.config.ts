@@ -57,9 +57,15 @@ export default defineConfig(({ mode }) => ({
         exclude: [...SLOW, ...ALONE],
         // The files share nothing but what they import; a worker imports the server once.
         isolate: false,
+        sequence: { groupOrder: 0 },
       }),
-      project("slow", { include: SLOW, isolate: false }),
-      project("slow-alone", { include: ALONE, fileParallelism: false }),
+      project("slow", { include: SLOW, isolate: false, sequence: { groupOrder: 0 } }),
+      // Once the others are done: without a group order, projects run side by side.
+      project("slow-alone", {
+        include: ALONE,
+        fileParallelism: false,
+        sequence: { groupOrder: 1 },
+      }),
     ],
   },
 }));

@@ -193,6 +193,16 @@ describe("bearer authentication", () => {
       `/admin/stores/${storeB.store.id}/api-keys/lk_0123456789`,
     );
     expect(revoke.status).toBe(403);
+    // Whatever else is wrong with the request: the path names a store the token may not touch.
+    const badBody = await storeAdmin.request("PATCH", `/admin/stores/${storeB.store.id}`, {
+      name: 42,
+    });
+    expect(badBody.status).toBe(403);
+    const badQuery = await storeAdmin.request(
+      "GET",
+      `/admin/stores/${storeB.store.id}/customers?limit=lots`,
+    );
+    expect(badQuery.status).toBe(403);
     const create = await storeAdmin.request("POST", "/admin/stores", {
       domain: "https://c.example",
     });

@@ -101,6 +101,22 @@ describe("CORS for the storefront widgets", () => {
     expect(stolen.headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  it("answers a preflight and a call whose path Express cannot decode as for any other path", async () => {
+    const broken = claim.replace("/7?", "/%ZZ?");
+    const own = await preflight(broken, STORE_ORIGIN, "POST", "content-type, revision");
+    expect(own.status).toBe(204);
+    expect(own.headers.get("access-control-allow-origin")).toBe(STORE_ORIGIN);
+    const elsewhere = await preflight("/admin/stores/%ZZ", STORE_ORIGIN, "GET");
+    expect(elsewhere.status).toBe(204);
+    expect(elsewhere.headers.get("access-control-allow-origin")).toBeNull();
+    // The widget can read why it was refused.
+    const read = await fetch(`${app.baseUrl}${history.replace("/7?", "/%ZZ?")}`, {
+      headers: { origin: STORE_ORIGIN },
+    });
+    expect(read.status).toBe(401);
+    expect(read.headers.get("access-control-allow-origin")).toBe(STORE_ORIGIN);
+  });
+
   it("matches the store's domain as look-ups do: case and a trailing slash aside", async () => {
     const path = history.replace(encodeURIComponent(STORE_ORIGIN), "HTTPS://CORS-SHOP.EXAMPLE/");
     const response = await fetch(`${app.baseUrl}${path}`, { headers: { origin: STORE_ORIGIN } });

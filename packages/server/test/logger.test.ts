@@ -48,6 +48,20 @@ function expectNoSecret(lines: string[], ...secrets: string[]) {
   }
 }
 
+describe("access lines", () => {
+  it("are written for a path whose percent-encoding is broken, with the answer's status", async () => {
+    for (const [path, status] of [
+      [`/admin/stores/${store.id}/customers/%E0%A4%A`, 404],
+      ["/point/user-history/%ZZ?hash=x&domain=https%3A%2F%2Flogs.example", 401],
+    ] as const) {
+      // The refusal's line, then the access line once the answer is sent.
+      const lines = await linesDuring(() => admin.request("GET", path), 2);
+      const access = lines.map((line) => JSON.parse(line)).find((entry) => entry.res);
+      expect(access, path).toMatchObject({ req: { method: "GET" }, res: { statusCode: status } });
+    }
+  });
+});
+
 describe("no API key or customer hash reaches a log line", () => {
   it("logs the key id, never the key, when a key is revoked by the whole key in the path", async () => {
     const { key, id, secret } = await newKey();

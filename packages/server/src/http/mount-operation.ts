@@ -6,7 +6,7 @@ import {
 } from "@loyalty/shared-types";
 import type { IRouter, NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
-import type { z } from "zod";
+import { toJSONSchema, type z } from "zod";
 import { basicAuth } from "../auth/basic.middleware.js";
 import { bearerAuth } from "../auth/bearer.middleware.js";
 import { hmacAuth } from "../auth/hmac.middleware.js";
@@ -14,6 +14,7 @@ import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
 import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
+import type { StoreRow } from "../modules/stores/stores.repository.js";
 import type { Services } from "../runtime.js";
 import { operationBody } from "./body.js";
 import { corsFor, preflightFor } from "./cors.js";
@@ -88,7 +89,8 @@ function authenticatorFor(
 const isStorefrontRead = (operation: OperationDefinition) =>
   operation.auth === "public" && operation.method === "GET";
 
-const PUBLIC_OPERATIONS = new Set<OperationDefinition>(Object.values(OPERATIONS));
+/** The operations of the API (the spec's), as opposed to the back-office's. */
+const API_OPERATIONS = new Set<OperationDefinition>(Object.values(OPERATIONS));
 
 /**
  * Mounts every operation on `app`, each from its registry entry: method and path, then in one
@@ -123,7 +125,7 @@ export function mountOperations(
   // What every request of an operation needs before anything is read; throws a refusal.
   const preparations = new Map<OperationDefinition, (req: Request, res: Response) => void>();
   for (const { operation } of storefrontFirst) {
-    const cors = PUBLIC_OPERATIONS.has(operation) ? corsFor(operation) : undefined;
+    const cors = API_OPERATIONS.has(operation) ? corsFor(operation) : undefined;
     const countAddress = services.rateLimits.addressLimit(operation);
     preparations.set(operation, (req, res) => {
       req.operation = operation;
@@ -155,23 +157,36 @@ export function mountOperations(
   }
 
   // A preflight per path that a storefront page may call, before any revision is read.
+  const preflights = new Map<string, RequestHandler>();
   for (const [path, operations] of byPath) {
-    const browser = operations.filter((operation) => PUBLIC_OPERATIONS.has(operation));
-    const preflight = preflightFor(browser);
-    if (preflight) app.options(expressPath(path), preflight);
+    const preflight = preflightFor(operations.filter((operation) => API_OPERATIONS.has(operation)));
+    if (preflight) {
+      preflights.set(path, preflight);
+      app.options(expressPath(path), preflight);
+    }
   }
 
   // A path parameter whose percent-encoding is broken fails Express's matching before any
-  // handler of the route runs: these prepare the request for the operation the path was for
-  // (its revision, CORS, limits), so that it is answered within that operation's catalogue
-  // and in its revision's format. They see errors only.
+  // handler of the route runs: these layers, which see errors only, do for such a request what
+  // its operation's route would have done first (a preflight's answer; else its revision,
+  // CORS, limits and access log line), so that it is answered within that operation's
+  // catalogue and in its revision's format.
   for (const [path, operations] of byPath) {
     if (!path.includes("{")) continue;
     const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`, "i");
+    const preflight = preflights.get(path) ?? emptyPreflight;
     app.use(pattern, (error: unknown, req: Request, res: Response, next: NextFunction) => {
+      if (!(error instanceof URIError) || req.operation !== undefined) {
+        next(error);
+        return;
+      }
+      if (req.method === "OPTIONS" && req.get("access-control-request-method")) {
+        preflight(req, res, () => next(error));
+        return;
+      }
       const method = req.method === "HEAD" ? "GET" : req.method;
       const operation = operations.find((candidate) => candidate.method === method);
-      if (!(error instanceof URIError) || req.operation !== undefined || !operation) {
+      if (!operation) {
         next(error);
         return;
       }
@@ -181,10 +196,16 @@ export function mountOperations(
         next(refusal);
         return;
       }
-      next(error);
+      if (isStorefrontRead(operation)) next(error);
+      else void logRequest(req, res, () => next(error));
     });
   }
 }
+
+/** A preflight for what no storefront page may call: 204, no CORS header. */
+const emptyPreflight: RequestHandler = (_req, res) => {
+  res.status(204).end();
+};
 
 /**
  * What answers a request that no operation took: a preflight gets an empty 204 (no CORS
@@ -199,7 +220,7 @@ export function unmatchedRequests(
   return [
     (req, res, next) => {
       if (req.method === "OPTIONS" && req.get("access-control-request-method")) {
-        res.status(204).end();
+        emptyPreflight(req, res, next);
         return;
       }
       resolveRevision(req, res);
@@ -253,34 +274,62 @@ function answer(route: OperationRoute, dependencies: MountDependencies): Request
     send(req, res, result);
   };
 
-  return (req, res) => {
-    const revision = req.revision as ApiRevision;
-    const params = operation.pathParams
-      ? parseRequest(operation.pathParams, req.params, "path", malformedReason(operation, "path"))
+  // Decided once, when the route is mounted, not per request.
+  const pathReason = malformedReason(operation, "path");
+  const queryReason = malformedReason(operation, "query");
+  const foldsLists = operation.query !== undefined && takesLists(operation.query);
+  const bodySchemas = new Map<ApiRevision, z.ZodType | undefined>();
+  const parsedParams = (req: Request) =>
+    operation.pathParams
+      ? parseRequest(operation.pathParams, req.params, "path", pathReason)
       : undefined;
+  /** The query and body, parsed for the request's revision. */
+  const parsedContent = (req: Request, revision: ApiRevision) => {
+    const rawQuery = req.query as Record<string, unknown>;
     const query = operation.query
       ? parseRequest(
           operation.query,
-          foldIndexedKeys(req.query as Record<string, unknown>),
+          foldsLists ? foldIndexedKeys(rawQuery) : rawQuery,
           "query",
-          malformedReason(operation, "query"),
+          queryReason,
         )
       : undefined;
-    const schema = bodySchema(operation, revision);
+    let schema = bodySchemas.get(revision);
+    if (schema === undefined && operation.body && !bodySchemas.has(revision)) {
+      schema = bodySchema(operation, revision);
+      bodySchemas.set(revision, schema);
+    }
     const body = schema ? parseRequest(schema, req.body ?? {}, "body") : undefined;
+    return { query, body };
+  };
+
+  if (operation.auth === "bearer") {
+    // As a back-office user expects: a path naming another store, or none, is refused before
+    // what the request asks is looked at.
+    return (req, res) => {
+      const revision = req.revision as ApiRevision;
+      const params = parsedParams(req);
+      const admin = req.admin as AdminPrincipal;
+      return finish(
+        req,
+        res,
+        storeOf(params, admin, services).then((store) => {
+          const input = { params, ...parsedContent(req, revision), revision, req, admin, store };
+          return handle(input);
+        }),
+      );
+    };
+  }
+  return (req, res) => {
+    const revision = req.revision as ApiRevision;
     const input = {
-      params,
-      query,
-      body,
+      params: parsedParams(req),
+      ...parsedContent(req, revision),
       revision,
       req,
       store: req.store,
       customerId: req.customerExternalId,
-      admin: req.admin,
     };
-    if (operation.auth === "bearer") {
-      return finish(req, res, withStore(input, services).then(handle));
-    }
     const result = handle(input);
     if (result instanceof Promise || options.propagates) {
       return finish(req, res, Promise.resolve(result));
@@ -291,20 +340,30 @@ function answer(route: OperationRoute, dependencies: MountDependencies): Request
 }
 
 /**
+ * Whether a query schema takes lists (`categories`): Express's simple query parser keeps
+ * `categories[]=1` and `categories[0]=1` under those very keys, which are folded into the list
+ * for such operations only. Elsewhere such a key is one the operation does not read.
+ */
+function takesLists(schema: z.ZodType): boolean {
+  const json = JSON.stringify(toJSONSchema(schema, { unrepresentable: "any", io: "input" }));
+  return json.includes('"type":"array"');
+}
+
+/**
  * The store a back-office path names (`{storeId}`), once the token is known to act on it: a
  * store's token acts only on its own store.
  */
-async function withStore<T extends { params: unknown; admin?: AdminPrincipal }>(
-  input: T,
+async function storeOf(
+  params: unknown,
+  admin: AdminPrincipal,
   services: MountDependencies["services"],
-): Promise<T & { store: unknown }> {
-  const admin = input.admin as AdminPrincipal;
-  const storeId = (input.params as { storeId?: number } | undefined)?.storeId;
-  if (storeId === undefined) return { ...input, store: undefined };
+): Promise<StoreRow | undefined> {
+  const storeId = (params as { storeId?: number } | undefined)?.storeId;
+  if (storeId === undefined) return undefined;
   if (admin.storeId !== null && admin.storeId !== storeId) {
     throw new AppError("forbidden", "The access token is for another store.");
   }
   const store = await services.stores.findById(storeId);
   if (!store) throw new AppError("not-found", `No store has the id ${storeId}.`);
-  return { ...input, store };
+  return store;
 }

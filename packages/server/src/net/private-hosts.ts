@@ -74,7 +74,7 @@ export function isPrivateAddress(address: string): boolean {
 /**
  * Whether the URL's host is the service's own machine or network as written: an address (in
  * any form the URL parser accepts: `http://2130706433` is 127.0.0.1) or `localhost`. A name
- * that resolves to such an address passes here; the outbound module (http/outbound.ts) refuses
+ * that resolves to such an address passes here; the outbound module (net/outbound.ts) refuses
  * it when it connects, since what a name resolves to can change after it was checked.
  */
 export function isPrivateHost(url: string): boolean {

@@ -22,7 +22,7 @@ export interface TestApp {
   database: TestDatabase;
   /** Every log line the app wrote, as text. */
   logs: string[];
-  /** Changes what the revision middleware believes today is. */
+  /** Changes what the app believes today is (revision lifecycles, club periods). */
   setNow(date: Date): void;
   /** The LISTEN connection keeping the storefront cache in step (started with the app). */
   storeChanges: StoreChangeListener;
