@@ -14,7 +14,8 @@ import { workerLogger } from "../src/jobs/queue.js";
 import { recordEvents, type OutboxEvent } from "../src/modules/events/events.repository.js";
 import { retryDelayMs, WebhooksService } from "../src/modules/webhooks/webhooks.service.js";
 import { signWebhook, verifyWebhookSignature } from "../src/modules/webhooks/webhooks.signature.js";
-import { webhooksTasks } from "../src/modules/webhooks/webhooks.tasks.js";
+import { tasksOf } from "../src/jobs/task.js";
+import { webhooksTaskDefinitions } from "../src/modules/webhooks/webhooks.tasks.js";
 import { startTestApp, TEST_MASTER_KEY, type TestApp } from "./support/app.js";
 import { orderRegistered, pointsEarned } from "./support/fixtures.js";
 import { loopbackListener, streamFiller } from "./support/loopback.js";
@@ -485,7 +486,7 @@ describe("webhook endpoints and single attempts", () => {
   });
 
   it("refuses a job whose payload is not a delivery", async () => {
-    const task = webhooksTasks(webhooks)["deliver-webhook"];
+    const task = tasksOf(webhooksTaskDefinitions, { webhooks })["deliver-webhook"];
     const helpers = { job: { id: "1" } } as JobHelpers;
     await expect(task({ deliveryId: "1" }, helpers)).rejects.toThrow(/invalid payload/);
     await expect(task({}, helpers)).rejects.toThrow(/invalid payload/);
@@ -508,7 +509,7 @@ describe("deliveries through the job queue", () => {
     webhooks = webhooksOf(app);
     runner = await run({
       connectionString: app.database.url,
-      taskList: webhooksTasks(webhooks),
+      taskList: tasksOf(webhooksTaskDefinitions, { webhooks }),
       concurrency: 1,
       noHandleSignals: true,
       pollInterval: 100,

@@ -1,8 +1,6 @@
-import type { Task } from "graphile-worker";
 import { z } from "zod";
-import { defineTask, tasksOf } from "../../jobs/task.js";
+import { defineTask } from "../../jobs/task.js";
 import type { Services } from "../../runtime.js";
-import type { WebhooksService } from "./webhooks.service.js";
 
 export const webhooksTaskDefinitions = {
   /**
@@ -19,8 +17,3 @@ export const webhooksTaskDefinitions = {
       },
   }),
 };
-
-/** The module's tasks alone, as the job queue runs them. */
-export function webhooksTasks(webhooks: WebhooksService): Record<"deliver-webhook", Task> {
-  return tasksOf(webhooksTaskDefinitions, { webhooks });
-}
