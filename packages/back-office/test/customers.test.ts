@@ -81,6 +81,8 @@ const HISTORY = [
     rewardId: 12,
     referralId: null,
     createdAt: "2026-09-14T09:30:00.000Z",
+    pendingPoints: 0,
+    availableAt: null,
   },
   {
     id: 9002,
@@ -92,6 +94,9 @@ const HISTORY = [
     rewardId: null,
     referralId: null,
     createdAt: "2026-09-14T09:12:04.000Z",
+    // Held by the store's pending period until then.
+    pendingPoints: 110,
+    availableAt: "2026-09-28T09:00:00.000Z",
   },
 ];
 
@@ -341,6 +346,25 @@ describe("a customer's page", () => {
     await expect
       .element(rows.nth(2))
       .toHaveTextContent(/Points earned\s*Order 5001.*\+110\s*1,140/);
+    await expect
+      .element(rows.nth(2))
+      .toHaveTextContent(/Pending until (Sep 28, 2026|28 Sep 2026), now spendable/);
+    await expectNoAxeViolations();
+  });
+
+  test("says how many points are pending, and until when an earning is held", async () => {
+    vi.spyOn(Date, "now").mockReturnValue(Date.parse("2026-09-20T00:00:00.000Z"));
+    serveCustomer({ balance: 640, pendingPoints: 110 });
+    await startApp(customerUrl(1001), signedIn);
+    const balance = page.getByRole("region", { name: "Balance" });
+    await expect
+      .element(balance)
+      .toHaveTextContent(
+        "110 points of them pending: they become spendable when the store's pending period ends.",
+      );
+    const rows = page.getByRole("table").getByRole("row");
+    await expect.element(rows.nth(2)).toHaveTextContent(/Pending until (Sep 28, 2026|28 Sep 2026)/);
+    await expect.element(rows.nth(2)).not.toHaveTextContent("now spendable");
     await expectNoAxeViolations();
   });
 
@@ -463,6 +487,8 @@ describe("a customer's page", () => {
               rewardId: null,
               referralId: null,
               createdAt: "2026-09-15T10:00:00.000Z",
+              pendingPoints: 0,
+              availableAt: null,
             },
             balance: 640 + body.points,
           },

@@ -5,6 +5,7 @@ import {
   type AttributionRule,
   type Club,
   type PointsPreview,
+  type ProgramSettings,
 } from "@loyalty/shared-types";
 import { describe, expect, test } from "vitest";
 import { page, userEvent } from "vitest/browser";
@@ -68,10 +69,15 @@ const CLUBS = [
 ].map((club) => clubSchema.parse({ ...club, createdAt: CREATED_AT, updatedAt: CREATED_AT }));
 
 /** The mocked programme: the contract's rules and clubs unless told otherwise. */
-function serveProgramme(rules: AttributionRule[] = RULES, clubs: Club[] = CLUBS): void {
+function serveProgramme(
+  rules: AttributionRule[] = RULES,
+  clubs: Club[] = CLUBS,
+  settings: ProgramSettings = { pendingDays: 0 },
+): void {
   serve(
     http.get(api("rules"), () => HttpResponse.json(rules)),
     http.get(api("clubs"), () => HttpResponse.json(clubs)),
+    http.get(api("program-settings"), () => HttpResponse.json(settings)),
   );
 }
 
@@ -644,6 +650,68 @@ describe("what a product would earn", () => {
   });
 });
 
+describe("the programme settings", () => {
+  const settingsPath = api("program-settings");
+  const days = () => page.getByRole("spinbutton", { name: "Days an order's points stay pending" });
+
+  test("show the pending period, and save a new one with the keyboard alone", async () => {
+    serveProgramme(RULES, CLUBS, { pendingDays: 14 });
+    serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
+    await openProgramme();
+    await expect.element(page.getByRole("group", { name: "Pending period" })).toBeVisible();
+    await expect.element(days()).toHaveValue(14);
+    await expect
+      .element(days())
+      .toHaveAccessibleDescription(/a refund within the period takes them back first/);
+    await expectNoAxeViolations();
+
+    days().element().focus();
+    await userEvent.keyboard("{Control>}a{/Control}30");
+    await userEvent.tab();
+    expect(focused()).toBe(
+      page.getByRole("button", { name: "Save the programme settings" }).element(),
+    );
+    await userEvent.keyboard("{Enter}");
+    const saved = page.getByRole("status").filter({ hasText: "Programme settings saved." });
+    await expect.element(saved).toBeVisible();
+    expect(focused()).toBe(saved.element());
+    const [sent] = requestsTo(settingsPath).filter((r) => r.method === "PUT");
+    expect(await sent!.json()).toEqual({ pendingDays: 30 });
+    await expectNoAxeViolations();
+  });
+
+  test("a value the operation refuses is explained next to the field, and nothing is sent", async () => {
+    serveProgramme();
+    await openProgramme();
+    await expect.element(days()).toHaveValue(0);
+    for (const value of ["-1", "400", ""]) {
+      await userEvent.fill(days(), value);
+      await userEvent.click(page.getByRole("button", { name: "Save the programme settings" }));
+      await expect.element(days()).toHaveAttribute("aria-invalid", "true");
+      expect(focused()).toBe(days().element());
+    }
+    expect(requestsTo(settingsPath).filter((r) => r.method === "PUT")).toHaveLength(0);
+    await expectNoAxeViolations();
+  });
+
+  test("a failure to load says so and tries again on request", async () => {
+    serveProgramme();
+    serve(
+      http.get(settingsPath, () => problemResponse("internal-server-error", "Boom."), {
+        once: true,
+      }),
+    );
+    await openProgramme();
+    const settings = page
+      .getByRole("region", { name: "Programme settings" })
+      .or(page.getByRole("heading", { name: "Programme settings" }));
+    await expect.element(settings.first()).toBeVisible();
+    await expect.element(page.getByRole("alert")).toHaveTextContent("The server failed.");
+    await userEvent.click(page.getByRole("button", { name: "Try again" }));
+    await expect.element(days()).toHaveValue(0);
+  });
+});
+
 describe("the programme screen", () => {
   test("loading keeps the lists' space; the rules and clubs arrive without a layout shift", async () => {
     const response = held();
@@ -653,6 +721,7 @@ describe("the programme screen", () => {
         return HttpResponse.json(RULES);
       }),
       http.get(api("clubs"), () => HttpResponse.json(CLUBS)),
+      http.get(api("program-settings"), () => HttpResponse.json({ pendingDays: 0 })),
     );
     await startApp(programmePath, signedIn);
     await expect
@@ -722,6 +791,9 @@ describe("the programme screen", () => {
     await expect
       .element(page.getByRole("list", { name: "Clubs" }))
       .toHaveTextContent("À partir de 1 000 points gagnés sur les 12 derniers mois");
+    await expect
+      .element(page.getByRole("group", { name: "Période d’attente" }))
+      .toHaveTextContent("Jours pendant lesquels les points d’une commande restent en attente");
     await expectNoAxeViolations();
   });
 });

@@ -6,6 +6,7 @@ import { overviewAdminRoutes } from "./modules/overview/overview.admin.routes.js
 import { platformsAdminRoutes } from "./modules/platforms/platforms.admin.routes.js";
 import { pointsAdminRoutes } from "./modules/points/points.admin.routes.js";
 import { pointsRoutes } from "./modules/points/points.routes.js";
+import { programAdminRoutes } from "./modules/program/program.admin.routes.js";
 import { referralsAdminRoutes } from "./modules/referrals/referrals.admin.routes.js";
 import { referralsRoutes } from "./modules/referrals/referrals.routes.js";
 import { rewardsAdminRoutes } from "./modules/rewards/rewards.admin.routes.js";
@@ -37,6 +38,7 @@ export function operationRoutes({ config, logger, services }: AppContext): Opera
     ...widgetsAdminRoutes(services),
     ...platformsAdminRoutes(services, config, logger),
     ...webhooksAdminRoutes(services, config),
+    ...programAdminRoutes(services),
     ...referralsAdminRoutes(services),
     ...customersAdminRoutes(services),
     ...overviewAdminRoutes(services),

@@ -23,6 +23,7 @@ import { PointsPreviewService, PointsService } from "./modules/points/points.ser
 import { DemoService } from "./modules/demo/demo.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
+import { ProgramService } from "./modules/program/program.service.js";
 import { ClubsService } from "./modules/points/clubs.service.js";
 import { RulesService } from "./modules/points/rules.service.js";
 import { PlatformsService } from "./modules/platforms/platforms.service.js";
@@ -45,6 +46,7 @@ export interface Services {
   /** The Idempotency-Key of the POST operations: their kept responses. */
   idempotency: IdempotencyService;
   orders: OrdersService;
+  program: ProgramService;
   rules: RulesService;
   clubs: ClubsService;
   webhooks: WebhooksService;
@@ -132,7 +134,8 @@ export function createServices(
       referrals,
     }),
     idempotency: new IdempotencyService(pool, secrets),
-    orders: new OrdersService(pool, logger),
+    orders: new OrdersService(pool, logger, clock),
+    program: new ProgramService(pool, clock),
     rules,
     clubs,
     webhooks: new WebhooksService(pool, secrets, config.webhooks, logger, outbound),

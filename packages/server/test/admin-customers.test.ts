@@ -133,6 +133,7 @@ describe("GET /admin/stores/{storeId}/customers/{externalId}", () => {
       language: "en",
       balance: 120,
       reservedPoints: 20,
+      pendingPoints: 0,
       createdAt: expect.any(String),
       erasedAt: null,
     });
@@ -230,6 +231,8 @@ describe("POST /admin/stores/{storeId}/customers/{externalId}/adjustments", () =
         rewardId: null,
         referralId: null,
         createdAt: expect.any(String),
+        pendingPoints: 0,
+        availableAt: null,
       },
       balance: 150,
     });

@@ -820,6 +820,7 @@ describe("a store's token", () => {
     await call(adminA, "PUT", `${settings(other.store.id)}/widgets/cart`, CART);
     await call(adminA, "PUT", `${settings(other.store.id)}/platform`, WOO);
     await call(adminA, "PUT", `${settings(other.store.id)}/referral-program`, PROGRAM);
+    await call(adminA, "PUT", `${settings(other.store.id)}/program-settings`, { pendingDays: 7 });
     const hook = await call(adminA, "POST", `${settings(other.store.id)}/webhooks`, {
       url: "https://hooks.example/other",
     });
@@ -829,6 +830,7 @@ describe("a store's token", () => {
       "platform",
       "webhooks",
       "referral-program",
+      "program-settings",
     ];
     const snapshot = () =>
       Promise.all(reads.map((read) => call(adminA, "GET", `${settings(other.store.id)}/${read}`)));
@@ -846,6 +848,7 @@ describe("a store's token", () => {
       ["POST", "webhooks", { url: "https://attacker.example/in" }],
       ["DELETE", `webhooks/${hookId}`],
       ["PUT", "referral-program", { ...PROGRAM, referrerBonus: 999_999 }],
+      ["PUT", "program-settings", { pendingDays: 365 }],
     ];
     for (const [method, read, body] of attempts) {
       const answer = await call(session, method, `${settings(other.store.id)}/${read}`, body);
@@ -861,7 +864,13 @@ describe("a store's token", () => {
   });
 
   it("answers not-found for a store that does not exist", async () => {
-    for (const read of ["widgets/cart", "platform", "webhooks", "referral-program"]) {
+    for (const read of [
+      "widgets/cart",
+      "platform",
+      "webhooks",
+      "referral-program",
+      "program-settings",
+    ]) {
       expectReason(await call(adminA, "GET", `/admin/stores/999999999/${read}`), 404, "not-found");
     }
   });

@@ -261,6 +261,28 @@ describe("loyalty CLI", () => {
     ]);
   });
 
+  it("sets the programme settings from stdin, refusing a bad one with the field named", async () => {
+    const saved = await runCommand(
+      ["program-settings", "set", "--store", "cli-shop"],
+      env,
+      JSON.stringify({ pendingDays: 14 }),
+    );
+    expect(saved.code).toBe(0);
+    expect(saved.stdout).toContain("an order's points stay pending 14 days from the order's date");
+    const refused = await runCommand(
+      ["program-settings", "set", "--store", "cli-shop"],
+      env,
+      JSON.stringify({ pendingDays: 1000 }),
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("/pendingDays");
+    const { rows } = await pool.query(
+      `SELECT p.pending_days FROM program_settings p JOIN stores s ON s.id = p.store_id
+       WHERE s.reference = 'cli-shop'`,
+    );
+    expect(rows).toEqual([{ pending_days: 14 }]);
+  });
+
   it("refuses to start with a master key that cannot read the stored keys", async () => {
     const result = await runCommand(["key", "list"], {
       ...env,

@@ -264,10 +264,24 @@ describe("GET /point/user-history/{externalId}", () => {
     expect(response.headers.get("vary")).toBe("Origin, revision");
     const body = customerHistoryResponseSchemaFor("2026-01-01").parse(await response.json());
     const [first, expiry, second, bonus, redemption, deduction, adjustment, third] = ada.ids;
-    const none = { order: null, rewardId: null, voucherCode: null, referralId: null, note: null };
+    const none = {
+      order: null,
+      rewardId: null,
+      voucherCode: null,
+      referralId: null,
+      note: null,
+      // Additive fields, at their values for a store without a pending period.
+      pendingPoints: 0,
+      availableAt: null,
+      pending: false,
+    };
     expect(body).toEqual({
       externalId: 42,
       balance: -35,
+      availablePoints: -35,
+      pendingPoints: 0,
+      // The refund that took the balance below zero after the points were spent.
+      negativeBalance: { points: 35, reason: "refund-after-spending", transactionId: deduction },
       earnedLast12Months: 255,
       club: { id: clubs.silver, name: "Silver", threshold: 200, multiplier: 1.25 },
       nextClub: {
@@ -483,6 +497,9 @@ describe("GET /point/user-history/{externalId}", () => {
       expect(await history({ externalId: 999, revision })).toEqual({
         externalId: 999,
         balance: 0,
+        availablePoints: 0,
+        pendingPoints: 0,
+        negativeBalance: null,
         earnedLast12Months: 0,
         club: { id: clubs.bronze, name: "Bronze", threshold: 0, multiplier: 1 },
         nextClub: {
@@ -503,6 +520,9 @@ describe("GET /point/user-history/{externalId}", () => {
     expect(await history({ signer: "other" })).toEqual({
       externalId: 42,
       balance: 0,
+      availablePoints: 0,
+      pendingPoints: 0,
+      negativeBalance: null,
       earnedLast12Months: 0,
       club: null,
       nextClub: null,

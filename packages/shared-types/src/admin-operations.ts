@@ -53,6 +53,7 @@ import {
 import { requestHeadersSchema } from "./headers.js";
 import type { OperationDefinition } from "./operations.js";
 import { platformConnectionWriteSchema } from "./platforms.js";
+import { programSettingsSchema } from "./program.js";
 import { referralProgramSchema } from "./referrals.js";
 import { widgetConfigSchemas, type WidgetKind } from "./widgets.js";
 
@@ -474,6 +475,27 @@ export const ADMIN_OPERATIONS = {
     errors: write,
     body: referralProgramSchema,
     response: referralProgramSchema,
+  }),
+  getProgramSettings: storeOperation({
+    method: "GET",
+    path: "/admin/stores/{storeId}/program-settings",
+    tag: "Admin: programme settings",
+    summary:
+      "How the store's points programme runs: the pending period (every setting at its default until set)",
+    successStatus: 200,
+    errors: read,
+    response: programSettingsSchema,
+  }),
+  setProgramSettings: storeOperation({
+    method: "PUT",
+    path: "/admin/stores/{storeId}/program-settings",
+    tag: "Admin: programme settings",
+    summary:
+      "Set how the store's points programme runs; a setting left out goes back to its default. Points already earned keep the date they become available",
+    successStatus: 200,
+    errors: write,
+    body: programSettingsSchema,
+    response: programSettingsSchema,
   }),
   searchCustomers: storeOperation({
     method: "GET",

@@ -345,6 +345,8 @@ export const adminCustomerSchema = z.object({
   balance: pointsSchema,
   /** Points held by claims waiting for the platform. */
   reservedPoints: pointsSchema.min(0),
+  /** Points of the balance still within the store's pending period. */
+  pendingPoints: pointsSchema.min(0),
   createdAt: isoDateTimeSchema,
   /** Set once the customer's personal data was erased. */
   erasedAt: isoDateTimeSchema.nullable(),
@@ -374,6 +376,10 @@ export const adminTransactionSchema = z.object({
   rewardId: idSchema.nullable(),
   referralId: idSchema.nullable(),
   createdAt: isoDateTimeSchema,
+  /** How the transaction moved the pending points (see the customer history). */
+  pendingPoints: pointsSchema,
+  /** An earning held by the pending period: when its points become spendable. */
+  availableAt: isoDateTimeSchema.nullable(),
 });
 
 export const pointAdjustmentResponseSchema = z.object({

@@ -100,6 +100,16 @@ const ledgerTransactionFields = {
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: z.string().nullable(),
   createdAt: isoDateTimeSchema,
+  /**
+   * How this transaction moved the pending points: an earning held by the store's pending
+   * period adds all its points, a refund within the period takes its points back from them
+   * (negative). 0 for everything else, and always 0 when the store has no pending period.
+   */
+  pendingPoints: pointsSchema,
+  /** An earning held by the pending period: when its points become (or became) spendable. */
+  availableAt: isoDateTimeSchema.nullable(),
+  /** True while the points of this earning are still pending. */
+  pending: z.boolean(),
 };
 
 export const ledgerTransactionV1Schema = z.object({
@@ -125,10 +135,32 @@ export const clubSummarySchema = z.object({
 });
 export type ClubSummary = z.infer<typeof clubSummarySchema>;
 
+/**
+ * Why the points the customer can spend are below zero: the transaction that did it, which the
+ * history lists. `refund-after-spending`: an order was refunded after its points were spent;
+ * `store-adjustment`: the store took points back by hand.
+ */
+export const negativeBalanceSchema = z.object({
+  /** How far below zero the spendable points are. */
+  points: pointsSchema.min(1),
+  reason: z.enum(["refund-after-spending", "store-adjustment"]),
+  transactionId: externalIdSchema,
+});
+export type NegativeBalance = z.infer<typeof negativeBalanceSchema>;
+
 const customerHistoryFields = {
   externalId: externalIdSchema,
-  /** May be negative when points of a refunded order had already been spent. */
+  /**
+   * Every point the customer holds: `availablePoints` + `pendingPoints`, the sum of the
+   * transactions. May be negative when points of a refunded order had already been spent.
+   */
   balance: pointsSchema,
+  /** What the customer can spend now. Equal to `balance` unless the store has a pending period. */
+  availablePoints: pointsSchema,
+  /** Points earned by orders still within the store's pending period: not spendable yet. */
+  pendingPoints: pointsSchema.min(0),
+  /** When the spendable points are below zero, why; null otherwise. */
+  negativeBalance: negativeBalanceSchema.nullable(),
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: pointsSchema.min(0),
   /** The highest club reached; null below the lowest threshold or when the store has none. */

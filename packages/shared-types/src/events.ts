@@ -38,6 +38,11 @@ export const eventDataSchemas = {
     points: pointsSchema.min(1),
     /** The customer's balance after the credit. */
     balance: pointsSchema,
+    /**
+     * Present when the store's pending period holds the points: when they become spendable.
+     * The balance above already counts them.
+     */
+    availableAt: isoDateTimeSchema.optional(),
   }),
   ORDER_REFUNDED: z.object({
     order: eventOrderSchema,
@@ -52,6 +57,8 @@ export const eventDataSchemas = {
     points: pointsSchema.min(1),
     /** The customer's balance after the deduction; it may be negative. */
     balance: pointsSchema,
+    /** Present when some of the points were still pending: how many of `points` they were. */
+    pendingPoints: pointsSchema.min(1).optional(),
   }),
   REWARD_OBTAINED: z.object({
     customer: eventCustomerSchema,

@@ -180,6 +180,9 @@ const clubs = {
 const history = {
   externalId: CUSTOMER_ID,
   balance: 640,
+  availablePoints: 530,
+  pendingPoints: 110,
+  negativeBalance: null,
   earnedLast12Months: 1240,
   club: clubs.silver,
   nextClub: { ...clubs.gold, pointsToReach: 1260 },
@@ -196,6 +199,9 @@ const redemption = {
   referralId: null,
   note: null,
   createdAt: NOW,
+  pendingPoints: 0,
+  availableAt: null,
+  pending: false,
   order: null,
 };
 
@@ -209,6 +215,10 @@ const earning = {
   referralId: null,
   note: null,
   createdAt: "2026-09-14T09:12:04.000Z",
+  // Held by a 14-day pending period, counted from the order's date.
+  pendingPoints: 110,
+  availableAt: "2026-09-28T09:00:00.000Z",
+  pending: true,
 };
 
 const widgetStore: z.output<typeof widgetStoreSchema> = {
@@ -355,6 +365,7 @@ const adminCustomer = {
   language: "en",
   balance: 640,
   reservedPoints: 0,
+  pendingPoints: 110,
   createdAt: "2026-04-11T18:40:00.000Z",
   erasedAt: null,
 };
@@ -376,6 +387,8 @@ const adjustment = {
   rewardId: null,
   referralId: null,
   createdAt: NOW,
+  pendingPoints: 0,
+  availableAt: null,
 };
 
 const webhookDelivery = {
@@ -662,6 +675,8 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
     response: { ...webhookEndpoint, secret: "whsec_3vQ8mZ1pK7xR2nT5wY9cB4dF6gH0jL2sA8eU1iO3rW5" },
   },
   deleteWebhookEndpoint: { response: { ...webhookEndpoint, active: false, updatedAt: NOW } },
+  getProgramSettings: { response: { pendingDays: 14 } },
+  setProgramSettings: { request: { pendingDays: 14 }, response: { pendingDays: 14 } },
   getReferralProgram: { response: referralProgram },
   setReferralProgram: { request: referralProgram, response: referralProgram },
   getProgramOverview: {
@@ -798,6 +813,8 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
           rewardId: null,
           referralId: null,
           createdAt: "2026-09-14T09:12:04.000Z",
+          pendingPoints: 110,
+          availableAt: "2026-09-28T09:00:00.000Z",
         },
         {
           id: 9003,
@@ -809,6 +826,8 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
           rewardId: 12,
           referralId: null,
           createdAt: NOW,
+          pendingPoints: 0,
+          availableAt: null,
         },
       ],
       claims: [

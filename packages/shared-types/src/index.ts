@@ -7,6 +7,7 @@ export * from "./operations.js";
 export * from "./orders.js";
 export * from "./platforms.js";
 export * from "./points.js";
+export * from "./program.js";
 export * from "./referrals.js";
 export * from "./revisions.js";
 export * from "./rewards.js";

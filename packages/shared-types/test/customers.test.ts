@@ -59,6 +59,9 @@ describe("customer history query", () => {
 const history = {
   externalId: 3081,
   balance: -35,
+  availablePoints: -35,
+  pendingPoints: 0,
+  negativeBalance: { points: 35, reason: "refund-after-spending" as const, transactionId: 14 },
   earnedLast12Months: 255,
   club: { id: 2, name: "Silver", threshold: 200, multiplier: 1.25 },
   nextClub: { id: 3, name: "Gold", threshold: 300, multiplier: 1.5, pointsToReach: 45 },
@@ -74,6 +77,9 @@ const transaction = {
   referralId: null,
   note: null,
   createdAt: "2026-03-10T00:00:00.000Z",
+  pendingPoints: 0,
+  availableAt: null,
+  pending: false,
 } as const;
 
 describe("customer history response, revision 2026-01-01", () => {

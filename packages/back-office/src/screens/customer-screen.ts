@@ -285,6 +285,15 @@ export class CustomerScreen extends StoreScreen {
           : nothing
       }
       ${
+        customer.pendingPoints > 0
+          ? html`<p class="muted" id="pending-points">
+              ${msg(
+                str`${formatPoints(customer.pendingPoints)} of them pending: they become spendable when the store's pending period ends.`,
+              )}
+            </p>`
+          : nothing
+      }
+      ${
         customer.reservedPoints > 0
           ? html`<p class="muted">
               ${msg(

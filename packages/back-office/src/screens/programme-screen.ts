@@ -34,6 +34,7 @@ import {
   ruleUpdateBody,
 } from "./programme/forms.js";
 import "./programme/points-preview.js";
+import "./programme/settings-section.js";
 
 /** The kinds of rule, in the order they take precedence. */
 const KINDS: readonly RuleKind[] = ["product", "category", "default"];
@@ -445,7 +446,7 @@ export class ProgrammeScreen extends StoreScreen {
     return html`<h1>${this.screenTitle}</h1>
       <p class="intro">
         ${msg(
-          "How customers earn points: the attribution rules by product, category or default, and the clubs and their multipliers.",
+          "How customers earn points: the attribution rules by product, category or default, the clubs and their multipliers, and the programme settings.",
         )}
       </p>
       <div class="layout">
@@ -454,13 +455,16 @@ export class ProgrammeScreen extends StoreScreen {
           label: msg("Loading the rules and clubs"),
           ready: () =>
             html`${
-              this.listProblem === undefined
-                ? nothing
-                : html`<div class="alert" role="alert" id="list-problem">
-                    ${problemMessage(this.listProblem)}
-                  </div>`
-            }
-            ${this.#renderRules()} ${this.#renderClubs()}`,
+                this.listProblem === undefined
+                  ? nothing
+                  : html`<div class="alert" role="alert" id="list-problem">
+                      ${problemMessage(this.listProblem)}
+                    </div>`
+              }
+              ${this.#renderRules()} ${this.#renderClubs()}
+              <bo-program-settings-section
+                .storeId=${this.store.id}
+              ></bo-program-settings-section>`,
         })}
         <section class="preview card" aria-labelledby="preview-heading">
           <h2 id="preview-heading">${msg("What would a product earn?")}</h2>

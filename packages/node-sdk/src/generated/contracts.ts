@@ -257,6 +257,16 @@ export type LedgerTransactionV1 = {
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: string | null;
   createdAt: string;
+  /**
+   * How this transaction moved the pending points: an earning held by the store's pending
+   * period adds all its points, a refund within the period takes its points back from them
+   * (negative). 0 for everything else, and always 0 when the store has no pending period.
+   */
+  pendingPoints: number;
+  /** An earning held by the pending period: when its points become (or became) spendable. */
+  availableAt: string | null;
+  /** True while the points of this earning are still pending. */
+  pending: boolean;
 };
 
 /** A points transaction, from revision 2026-06-18. */
@@ -280,6 +290,16 @@ export type LedgerTransactionV2 = {
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: string | null;
   createdAt: string;
+  /**
+   * How this transaction moved the pending points: an earning held by the store's pending
+   * period adds all its points, a refund within the period takes its points back from them
+   * (negative). 0 for everything else, and always 0 when the store has no pending period.
+   */
+  pendingPoints: number;
+  /** An earning held by the pending period: when its points become (or became) spendable. */
+  availableAt: string | null;
+  /** True while the points of this earning are still pending. */
+  pending: boolean;
 };
 
 /** A page of a customer's history, revision 2026-01-01. */
@@ -287,8 +307,22 @@ export type CustomerHistoryResponseV1 = {
   /** Newest first. */
   transactions: LedgerTransactionV1[];
   externalId: number;
-  /** May be negative when points of a refunded order had already been spent. */
+  /**
+   * Every point the customer holds: `availablePoints` + `pendingPoints`, the sum of the
+   * transactions. May be negative when points of a refunded order had already been spent.
+   */
   balance: number;
+  /** What the customer can spend now. Equal to `balance` unless the store has a pending period. */
+  availablePoints: number;
+  /** Points earned by orders still within the store's pending period: not spendable yet. */
+  pendingPoints: number;
+  /** When the spendable points are below zero, why; null otherwise. */
+  negativeBalance: {
+    /** How far below zero the spendable points are. */
+    points: number;
+    reason: "refund-after-spending" | "store-adjustment";
+    transactionId: number;
+  } | null;
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: number;
   /** The highest club reached; null below the lowest threshold or when the store has none. */
@@ -312,8 +346,22 @@ export type CustomerHistoryResponseV2 = {
   /** Newest first. */
   transactions: LedgerTransactionV2[];
   externalId: number;
-  /** May be negative when points of a refunded order had already been spent. */
+  /**
+   * Every point the customer holds: `availablePoints` + `pendingPoints`, the sum of the
+   * transactions. May be negative when points of a refunded order had already been spent.
+   */
   balance: number;
+  /** What the customer can spend now. Equal to `balance` unless the store has a pending period. */
+  availablePoints: number;
+  /** Points earned by orders still within the store's pending period: not spendable yet. */
+  pendingPoints: number;
+  /** When the spendable points are below zero, why; null otherwise. */
+  negativeBalance: {
+    /** How far below zero the spendable points are. */
+    points: number;
+    reason: "refund-after-spending" | "store-adjustment";
+    transactionId: number;
+  } | null;
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: number;
   /** The highest club reached; null below the lowest threshold or when the store has none. */
@@ -618,6 +666,11 @@ export type WebhookEvent =
         points: number;
         /** The customer's balance after the credit. */
         balance: number;
+        /**
+         * Present when the store's pending period holds the points: when they become spendable.
+         * The balance above already counts them.
+         */
+        availableAt?: string | undefined;
       };
     }
   | {
@@ -652,6 +705,8 @@ export type WebhookEvent =
         points: number;
         /** The customer's balance after the deduction; it may be negative. */
         balance: number;
+        /** Present when some of the points were still pending: how many of `points` they were. */
+        pendingPoints?: number | undefined;
       };
     }
   | {

@@ -2,6 +2,7 @@ import type { CronItem } from "graphile-worker";
 import type { z } from "zod";
 import { idempotencyTaskDefinitions } from "../modules/idempotency/idempotency.tasks.js";
 import { ordersTaskDefinitions } from "../modules/orders/orders.tasks.js";
+import { programTaskDefinitions } from "../modules/program/program.tasks.js";
 import { referralsTaskDefinitions } from "../modules/referrals/referrals.tasks.js";
 import { rewardsTaskDefinitions } from "../modules/rewards/rewards.tasks.js";
 import { webhooksTaskDefinitions } from "../modules/webhooks/webhooks.tasks.js";
@@ -16,6 +17,7 @@ export const taskRegistry = {
   ...ordersTaskDefinitions,
   ...webhooksTaskDefinitions,
   ...rewardsTaskDefinitions,
+  ...programTaskDefinitions,
   ...referralsTaskDefinitions,
   ...idempotencyTaskDefinitions,
 } satisfies Record<string, TaskDefinition>;

@@ -114,6 +114,10 @@ export async function startWorkers(
       concurrency: config.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 2_000,
+      // Due is judged by this process's clock, as the crontab and the programme's dates
+      // (pending periods) are: a worker whose clock an operator moves (libfaketime, to rehearse
+      // a period ending) runs what is due by it, not by PostgreSQL's.
+      useNodeTime: true,
       taskList: tasks,
       // The queue keeps the schedule: a scheduled job is added once, whatever the number of
       // workers running.

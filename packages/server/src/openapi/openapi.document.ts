@@ -366,6 +366,8 @@ const TAGS: Record<string, string> = {
   "Admin: platform connection": "The e-commerce platform that issues the store's discount codes.",
   "Admin: webhooks": "Endpoints to which the store's events are delivered, signed.",
   "Admin: referral programme": "The referrer's bonus and the referee's voucher.",
+  "Admin: programme settings":
+    "How the points programme runs beyond the defaults: the pending period. Every setting defaults to the behaviour the API reference describes.",
   "Admin: customers":
     "Customer search, a customer's profile and ledger, manual point adjustments and GDPR requests.",
   "Admin: overview":

@@ -15,7 +15,7 @@ import {
   serve,
   useApiMock,
 } from "../../test/support/api-mock.js";
-import { CUSTOMER, DOMAIN, cartResponse, rewards } from "../../test/support/fixtures.js";
+import { CUSTOMER, DOMAIN, cartResponse, history, rewards } from "../../test/support/fixtures.js";
 import { expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
 import { clearCache } from "../core/api.js";
 import type { RewardClaimedDetail } from "../core/claim-event.js";
@@ -172,6 +172,18 @@ describe("<loyalty-cart-widget>", () => {
     expect(new URL(request!.url).searchParams.get("hash")).toBe(CUSTOMER.hash);
     expect(new URL(request!.url).searchParams.get("domain")).toBe(DOMAIN);
     await expectAccessible();
+  });
+
+  it("offers only the rewards the customer can spend on, pending points aside", async () => {
+    serve(
+      http.get(`${API}/point/user-history/:id`, () =>
+        HttpResponse.json(history({ pendingPoints: 200 })),
+      ),
+    );
+    const element = await mount<LoyaltyCartWidget>(tag(IDENTIFIED));
+    await expect.poll(() => buttons(element, "claim-button")).toHaveLength(1);
+    // 620 points, 200 of them pending: 420 afford the 300 reward, not yet the 500 one.
+    expect(buttons(element, "claim-button")).toEqual(["Get my code, Free shipping, 300 points"]);
   });
 
   it("asks no history when the configuration shows neither balance nor rewards", async () => {

@@ -52,7 +52,7 @@ interface Data {
   /** Undefined for an empty cart. */
   points: number | undefined;
   /** The identified customer's balance and rewards; "expired" when their hash is stale. */
-  account: { balance: number; rewards: Reward[] } | "expired" | undefined;
+  account: { balance: number; available: number; rewards: Reward[] } | "expired" | undefined;
 }
 
 /**
@@ -125,8 +125,12 @@ export class LoyaltyCartWidget extends LoyaltyElement {
   private readonly rewards = new RewardsController(this);
 
   /** A claim here or in another widget of the page: the balance it left. */
-  protected override claimed({ balance }: RewardClaimedDetail): void {
-    if (typeof this.data?.account === "object") this.data.account.balance = balance;
+  protected override claimed({ balance, pointsSpent }: RewardClaimedDetail): void {
+    const account = this.data?.account;
+    if (typeof account === "object") {
+      account.balance = balance;
+      account.available -= pointsSpent;
+    }
     this.requestUpdate();
   }
 
@@ -148,11 +152,11 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     const account = config.then(async ({ config: { showBalance, showRewards } }) => {
       if (!customer || !this.loads(showBalance || showRewards)) return undefined;
       try {
-        const [{ balance }, rewards] = await Promise.all([
+        const [{ balance, availablePoints }, rewards] = await Promise.all([
           customerHistory(endpoint, customer),
           this.loads(showRewards) ? rewardList(endpoint) : [],
         ]);
-        return { balance, rewards };
+        return { balance, available: availablePoints, rewards };
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) return "expired" as const;
         throw error;
@@ -190,7 +194,8 @@ export class LoyaltyCartWidget extends LoyaltyElement {
       const affordable =
         typeof account === "object" && config.showRewards
           ? account.rewards.filter(
-              (reward) => reward.triggerValue <= account.balance || this.rewards.claimed(reward.id),
+              (reward) =>
+                reward.triggerValue <= account.available || this.rewards.claimed(reward.id),
             )
           : [];
       content = html`<h2 part="title">${config.title}</h2>
@@ -222,7 +227,8 @@ export class LoyaltyCartWidget extends LoyaltyElement {
                     endpoint: data.endpoint,
                     customer,
                     locale,
-                    balance,
+                    // What the customer can spend: pending points cannot be.
+                    balance: typeof account === "object" ? account.available : undefined,
                     claimButtonText: config.claimButtonText,
                   },
                   affordable,

@@ -10,6 +10,13 @@ const en = {
   point: "point",
   points: "points",
   balance: "Your balance",
+  pending: "Pending",
+  pendingHint: "Points of recent orders, spendable once the return period ends.",
+  availableOn: "Spendable from {date}",
+  "refund-after-spending":
+    "Your balance is negative: an order was refunded after its points were spent. Points you earn next make up the difference first.",
+  "store-adjustment":
+    "Your balance is negative: the store took back points. Points you earn next make up the difference first.",
   claim: "Claim",
   claimFor: "Claim {name} for {points}",
   claiming: "Claiming…",
@@ -48,6 +55,13 @@ const fr: Partial<Record<StringKey, string>> = {
   unavailable: "Le programme de fidélité est indisponible pour le moment.",
   signInAgain: "Votre session a expiré : reconnectez-vous pour voir vos points.",
   balance: "Votre solde",
+  pending: "En attente",
+  pendingHint: "Points de commandes récentes, utilisables à la fin du délai de retour.",
+  availableOn: "Utilisables à partir du {date}",
+  "refund-after-spending":
+    "Votre solde est négatif : une commande a été remboursée après que ses points ont été dépensés. Les prochains points gagnés comblent d’abord la différence.",
+  "store-adjustment":
+    "Votre solde est négatif : la boutique a repris des points. Les prochains points gagnés comblent d’abord la différence.",
   claim: "Obtenir",
   claimFor: "Obtenir {name} pour {points}",
   claiming: "En cours…",

@@ -414,6 +414,9 @@ const claimed = {
   referralId: null,
   note: null,
   createdAt: "2026-11-05T10:00:00.000Z",
+  pendingPoints: 0,
+  availableAt: null,
+  pending: false,
   order: null,
 } as const satisfies CustomerHistoryResponseV2["transactions"][number];
 
@@ -511,7 +514,12 @@ describe("<loyalty-program-presentation> sections", () => {
         return HttpResponse.json(
           balance === 620
             ? page
-            : { ...page, balance, transactions: [claimed, ...page.transactions] },
+            : {
+                ...page,
+                balance,
+                availablePoints: balance,
+                transactions: [claimed, ...page.transactions],
+              },
         );
       }),
     );
@@ -568,6 +576,62 @@ describe("<loyalty-program-presentation> sections", () => {
     expect([query.get("hash"), query.get("domain")]).toEqual([CUSTOMER.hash, DOMAIN]);
     // The revision that gives the store's order reference ("#1002"), not only its id.
     expect(request!.headers.get("revision")).toBe("2026-08-26");
+  });
+
+  it("shows pending points apart, with when they become spendable, and never offers them", async () => {
+    const page = history({ pendingPoints: 200 });
+    const [newest, ...older] = page.transactions;
+    serve(
+      http.get(`${API}/point/user-history/:id`, () =>
+        HttpResponse.json({
+          ...page,
+          transactions: [
+            {
+              ...newest!,
+              pendingPoints: 120,
+              availableAt: "2026-11-16T10:00:00.000Z",
+              pending: true,
+            },
+            ...older,
+          ],
+        }),
+      ),
+    );
+    const element = await mount<Widget>(tag(IDENTIFIED));
+    expect(seen(part(element, "#history dl"))).toBe(
+      "Your balance 620 points Pending 200 points Club Silver",
+    );
+    expect(part(element, '[part="pending-hint"]').textContent).toBe(
+      "Points of recent orders, spendable once the return period ends.",
+    );
+    expect(texts(element, '[part="transaction"]')[0]).toBe(
+      "Order #1002 Nov 2, 2026 Spendable from Nov 16, 2026 +120 points",
+    );
+    // 420 points can be spent: the 300-point reward, not yet the 500-point one.
+    const buttons = all(element, '[part="claim-button"]') as HTMLButtonElement[];
+    expect(buttons.map((button) => button.disabled)).toEqual([false, true, true]);
+    expect(texts(element, '[part="reward"]')[1]).toContain("80 points more to unlock");
+    await expectAccessible();
+  });
+
+  it("says why a balance is negative", async () => {
+    serve(
+      http.get(`${API}/point/user-history/:id`, () =>
+        HttpResponse.json(
+          history({
+            balance: -80,
+            negativeBalance: { points: 80, reason: "refund-after-spending", transactionId: 11 },
+          }),
+        ),
+      ),
+    );
+    const element = await mount<Widget>(tag(`${IDENTIFIED} lang="fr"`));
+    await expect
+      .poll(() => part(element, '[part="negative-balance"]').textContent)
+      .toBe(
+        "Votre solde est négatif : une commande a été remboursée après que ses points ont été dépensés. Les prochains points gagnés comblent d’abord la différence.",
+      );
+    await expectAccessible();
   });
 
   it("names orders by the store's reference, else their id, with codes and debits", async () => {

@@ -169,10 +169,11 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
   }
 
   /** A claim here or in another widget of the page: the balance it left, then the history. */
-  protected override claimed({ balance }: RewardClaimedDetail): void {
+  protected override claimed({ balance, pointsSpent }: RewardClaimedDetail): void {
     const data = this.data;
     if (!data?.history) return;
-    data.history = { ...data.history, balance };
+    const availablePoints = data.history.availablePoints - pointsSpent;
+    data.history = { ...data.history, balance, availablePoints };
     void this.readHistory(data);
   }
 
@@ -285,12 +286,20 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
         ${signInLink(section.loginUrl, locale)}`;
     }
     if (!history) return html`<p>${t("unavailable")}</p>`;
-    const { club, nextClub, transactions, nextCursor } = history;
+    const { club, nextClub, transactions, nextCursor, negativeBalance } = history;
     return html`<dl>
         <div>
           <dt>${t("balance")}</dt>
           <dd part="balance">${points(history.balance)}</dd>
         </div>
+        ${
+          history.pendingPoints > 0
+            ? html`<div>
+                <dt>${t("pending")}</dt>
+                <dd part="pending">${points(history.pendingPoints)}</dd>
+              </div>`
+            : nothing
+        }
         ${
           club
             ? html`<div>
@@ -300,6 +309,8 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
             : nothing
         }
       </dl>
+      ${history.pendingPoints > 0 ? html`<p part="pending-hint">${t("pendingHint")}</p>` : nothing}
+      ${negativeBalance ? html`<p part="negative-balance">${t(negativeBalance.reason)}</p>` : nothing}
       ${
         nextClub
           ? html`<p id="next-club">
@@ -325,6 +336,13 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
                     ${transaction.voucherCode ? html`<code>${transaction.voucherCode}</code>` : nothing}</span
                   >
                   <time datetime=${transaction.createdAt}>${date(transaction.createdAt)}</time>
+                  ${
+                    transaction.pending && transaction.availableAt
+                      ? html`<span part="available-on"
+                          >${t("availableOn", { date: date(transaction.availableAt) })}</span
+                        >`
+                      : nothing
+                  }
                   <strong
                     >${change > 0 ? "+" : change < 0 ? "\u2212" : ""}${points(Math.abs(change))}</strong
                   >
@@ -409,7 +427,8 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
                   // No claim without a balance: a hash the history refused would be refused too.
                   customer: history && data.customer,
                   locale,
-                  balance: history?.balance,
+                  // What the customer can spend: pending points cannot be.
+                  balance: history?.availablePoints,
                 },
                 rewards,
               )

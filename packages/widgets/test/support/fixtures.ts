@@ -151,10 +151,16 @@ export const rewards: RewardListResponse = rewardListResponseSchema.parse([
 /** The widgets read the history at revision 2026-08-26: orders by id and store reference. */
 export const history = (
   changes: Partial<CustomerHistoryResponseV2> = {},
-): CustomerHistoryResponseV2 =>
-  customerHistoryResponseV2Schema.parse({
+): CustomerHistoryResponseV2 => {
+  // Without a pending period (the default) the customer can spend their whole balance.
+  const balance = changes.balance ?? 620;
+  const pendingPoints = changes.pendingPoints ?? 0;
+  return customerHistoryResponseV2Schema.parse({
     externalId: 42,
-    balance: 620,
+    balance,
+    availablePoints: balance - pendingPoints,
+    pendingPoints,
+    negativeBalance: null,
     earnedLast12Months: 820,
     club: { id: 2, name: "Silver", threshold: 500, multiplier: 1.25 },
     nextClub: { id: 3, name: "Gold", threshold: 2000, multiplier: 1.5, pointsToReach: 1180 },
@@ -170,6 +176,9 @@ export const history = (
         referralId: null,
         note: null,
         createdAt: "2026-11-02T10:00:00.000Z",
+        pendingPoints: 0,
+        availableAt: null,
+        pending: false,
         order: { externalId: 1002, externalReference: "#1002" },
       },
       {
@@ -182,8 +191,12 @@ export const history = (
         referralId: null,
         note: null,
         createdAt: "2026-10-01T10:00:00.000Z",
+        pendingPoints: 0,
+        availableAt: null,
+        pending: false,
         order: { externalId: 1001, externalReference: null },
       },
     ],
     ...changes,
   });
+};

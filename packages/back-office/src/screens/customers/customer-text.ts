@@ -2,7 +2,7 @@ import { msg, str } from "@lit/localize";
 import type { LedgerKind } from "@loyalty/shared-types";
 import type { ResponseBody } from "../../api/client.js";
 import { intlLocale } from "../../i18n/locale.js";
-import { formatNumber } from "../../ui/format.js";
+import { formatDate, formatNumber } from "../../ui/format.js";
 
 /** One entry of a customer's ledger, as the back-office reads it. */
 export type Transaction = ResponseBody<"listCustomerTransactions">["transactions"][number];
@@ -36,7 +36,7 @@ export function kindLabel(kind: LedgerKind): string {
 }
 
 /** What caused an entry: its order, reward, referral and note, in words. */
-export function causeOf(transaction: Transaction): string[] {
+export function causeOf(transaction: Transaction, now = Date.now()): string[] {
   const causes: string[] = [];
   if (transaction.orderExternalId !== null) {
     causes.push(msg(str`Order ${transaction.orderExternalId}`));
@@ -44,6 +44,17 @@ export function causeOf(transaction: Transaction): string[] {
   if (transaction.rewardId !== null) causes.push(msg(str`Reward ${transaction.rewardId}`));
   if (transaction.referralId !== null) causes.push(msg(str`Referral ${transaction.referralId}`));
   if (transaction.note) causes.push(msg(str`Note: ${transaction.note}`));
+  if (transaction.availableAt !== null) {
+    const date = formatDate(transaction.availableAt);
+    causes.push(
+      Date.parse(transaction.availableAt) > now
+        ? msg(str`Pending until ${date}`)
+        : msg(str`Pending until ${date}, now spendable`),
+    );
+  }
+  if (transaction.pendingPoints < 0) {
+    causes.push(msg(str`Taken from pending points: ${formatNumber(-transaction.pendingPoints)}`));
+  }
   return causes;
 }
 

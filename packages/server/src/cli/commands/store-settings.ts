@@ -1,6 +1,7 @@
 import {
   widgetKindSchema,
   type PlatformConnectionInput,
+  type ProgramSettingsInput,
   type ReferralProgramInput,
 } from "@loyalty/shared-types";
 import type { Command } from "commander";
@@ -103,5 +104,19 @@ export function storeSettingsCommands(program: Command, cli: CliContext): void {
       return { saved: true };
     },
     () => "The referral programme is saved.",
+  );
+
+  setFromStdin(
+    cli,
+    program
+      .command("program-settings")
+      .description("set how a store's points programme runs (pending period)"),
+    'set the programme settings from JSON on stdin: {"pendingDays":14}; a setting left out goes back to its default',
+    (runtime, storeId, document) =>
+      runtime.context.services.program.saveSettings(storeId, document as ProgramSettingsInput),
+    (settings) =>
+      settings.pendingDays === 0
+        ? "The programme settings are saved: points can be spent as soon as they are earned."
+        : `The programme settings are saved: an order's points stay pending ${settings.pendingDays} days from the order's date.`,
   );
 }

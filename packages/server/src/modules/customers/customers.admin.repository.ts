@@ -11,13 +11,14 @@ export interface AdminCustomerRow {
   language: string | null;
   balance: number;
   reservedPoints: number;
+  pendingPoints: number;
   createdAt: Date;
   erasedAt: Date | null;
 }
 
 const CUSTOMER_COLUMNS = `id, external_id AS "externalId", email, first_name AS "firstName",
   last_name AS "lastName", language, balance, reserved_points AS "reservedPoints",
-  created_at AS "createdAt", erased_at AS "erasedAt"`;
+  pending_points AS "pendingPoints", created_at AS "createdAt", erased_at AS "erasedAt"`;
 
 export async function findAdminCustomer(
   db: Queryable,

@@ -160,7 +160,7 @@ export class CustomersAdminService {
   /**
    * Credits or debits points by hand: a manual_adjustment in the ledger, the reason as its
    * note. A debit may not take what the customer can spend (balance less the points claims
-   * hold) below zero; it is judged on the locked row, so that concurrent adjustments and
+   * hold and the points still pending) below zero; it is judged on the locked row, so that concurrent adjustments and
    * claims cannot overdraw together.
    */
   adjust(
@@ -171,7 +171,10 @@ export class CustomersAdminService {
     return withTransaction(this.pool, async (tx) => {
       const customer = await lockAdminCustomer(tx, storeId, externalId);
       if (!customer) throw unknownCustomer(externalId);
-      const available = Math.max(0, customer.balance - customer.reservedPoints);
+      const available = Math.max(
+        0,
+        customer.balance - customer.reservedPoints - customer.pendingPoints,
+      );
       if (adjustment.points < 0 && -adjustment.points > available) {
         throw new AppError(
           "validation-failed",
@@ -186,7 +189,7 @@ export class CustomersAdminService {
           ],
         );
       }
-      const [balance] = await appendLedgerEntries(tx, [
+      const [appended] = await appendLedgerEntries(tx, [
         {
           storeId,
           customerId: customer.id,
@@ -199,7 +202,7 @@ export class CustomersAdminService {
       const page = await customerHistoryPage(tx, { storeId, externalId, beforeId: null, take: 1 });
       return {
         transaction: page?.transactions[0] as HistoryTransactionRow,
-        balance: balance as number,
+        balance: appended?.balanceAfter as number,
       };
     });
   }

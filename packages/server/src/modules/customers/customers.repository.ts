@@ -14,15 +14,19 @@ export interface HistoryTransactionRow {
   referral_id: number | null;
   note: string | null;
   created_at: Date;
+  pending_points: number;
+  available_at: Date | null;
+  /** A held earning whose lot the release job has not freed yet. */
+  pending: boolean;
 }
 
 export interface CustomerHistoryPage {
-  customer: { id: number; balance: number };
+  customer: { id: number; balance: number; pendingPoints: number };
   /** Newest first. */
   transactions: HistoryTransactionRow[];
 }
 
-type PageRow = { customer_id: number; balance: number } & (
+type PageRow = { customer_id: number; balance: number; customer_pending: number } & (
   HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null }
 );
 
@@ -37,16 +41,19 @@ export async function customerHistoryPage(
   query: { storeId: number; externalId: number; beforeId: number | null; take: number | null },
 ): Promise<CustomerHistoryPage | undefined> {
   const { rows } = await db.query<PageRow>(
-    `SELECT c.id AS customer_id, c.balance, t.*
+    `SELECT c.id AS customer_id, c.balance, c.pending_points AS customer_pending, t.*
      FROM customers c
      LEFT JOIN LATERAL (
        SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
               o.external_reference AS order_external_reference, rc.reward_id,
               rc.code AS voucher_code, t.referral_id,
-              t.note, t.created_at
+              t.note, t.created_at, t.pending_points, t.available_at,
+              lot.ledger_id IS NOT NULL AS pending
        FROM ledger_transactions t
        LEFT JOIN orders o ON o.id = t.order_id
        LEFT JOIN reward_claims rc ON rc.id = t.claim_id
+       LEFT JOIN earning_lots lot ON t.available_at IS NOT NULL AND lot.ledger_id = t.id
+         AND lot.released_at IS NULL
        WHERE t.customer_id = c.id AND t.id < coalesce($3::bigint, 9223372036854775807)
        ORDER BY t.id DESC
        LIMIT $4
@@ -58,11 +65,34 @@ export async function customerHistoryPage(
   const first = rows[0];
   if (!first) return undefined;
   return {
-    customer: { id: first.customer_id, balance: first.balance },
-    transactions: rows.flatMap(({ customer_id: _id, balance: _balance, ...row }) =>
-      row.id === null ? [] : [row],
+    customer: {
+      id: first.customer_id,
+      balance: first.balance,
+      pendingPoints: first.customer_pending,
+    },
+    transactions: rows.flatMap(
+      ({ customer_id: _id, balance: _balance, customer_pending: _pending, ...row }) =>
+        row.id === null ? [] : [row],
     ),
   };
+}
+
+/**
+ * The transaction that took what the customer can spend below zero: their latest debit that is
+ * neither a redemption (claims never overdraw) nor an expiry (never below zero).
+ */
+export async function latestOverdraft(
+  db: Queryable,
+  customerId: number,
+): Promise<{ transactionId: number; kind: LedgerKind } | undefined> {
+  const { rows } = await db.query<{ id: number; kind: LedgerKind }>(
+    `SELECT id, kind FROM ledger_transactions
+     WHERE customer_id = $1 AND points < 0 AND kind IN ('refund_deduction', 'manual_adjustment')
+     ORDER BY id DESC LIMIT 1`,
+    [customerId],
+  );
+  const row = rows[0];
+  return row && { transactionId: row.id, kind: row.kind };
 }
 
 /** The external id of the store's customer with this email (any case), if the service knows one. */

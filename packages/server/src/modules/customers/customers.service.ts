@@ -5,12 +5,21 @@ import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.
 import { clubStanding, type Club } from "../points/clubs.js";
 import { listClubs } from "../points/points.repository.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
-import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
+import type { LedgerKind } from "@loyalty/shared-types";
+import {
+  customerHistoryPage,
+  latestOverdraft,
+  type HistoryTransactionRow,
+} from "./customers.repository.js";
 
 /** A customer's account as the history shows it, in every revision (see customers.views). */
 export interface CustomerHistory {
   externalId: number;
   balance: number;
+  availablePoints: number;
+  pendingPoints: number;
+  /** When the spendable points are below zero: by how much, and the transaction that did it. */
+  negativeBalance: { points: number; transactionId: number; kind: LedgerKind } | null;
   earnedLast12Months: number;
   club: Club | null;
   nextClub: (Club & { pointsToReach: number }) | null;
@@ -69,9 +78,19 @@ export class CustomersService {
       : 0;
     const { club, next } = clubStanding(cachedClubs?.value ?? [], earned);
     const { items: transactions, nextCursor } = paged(found?.transactions ?? [], page.limit);
+    const balance = found?.customer.balance ?? 0;
+    const pendingPoints = found?.customer.pendingPoints ?? 0;
+    const availablePoints = balance - pendingPoints;
+    const overdraft =
+      found && availablePoints < 0
+        ? await latestOverdraft(this.pool, found.customer.id)
+        : undefined;
     return {
       externalId,
-      balance: found?.customer.balance ?? 0,
+      balance,
+      availablePoints,
+      pendingPoints,
+      negativeBalance: overdraft ? { points: -availablePoints, ...overdraft } : null,
       earnedLast12Months: earned,
       club,
       nextClub: next,

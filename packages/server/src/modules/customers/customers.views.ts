@@ -27,6 +27,7 @@ export function adminCustomerView(row: AdminCustomerRow): AdminCustomer {
     language: row.language,
     balance: row.balance,
     reservedPoints: row.reservedPoints,
+    pendingPoints: row.pendingPoints,
     createdAt: row.createdAt.toISOString(),
     erasedAt: row.erasedAt?.toISOString() ?? null,
   };
@@ -57,6 +58,8 @@ export function adminTransactionView(
     rewardId: row.reward_id,
     referralId: row.referral_id,
     createdAt: row.created_at.toISOString(),
+    pendingPoints: row.pending_points,
+    availableAt: row.available_at?.toISOString() ?? null,
   };
 }
 
@@ -123,6 +126,9 @@ function transactionFields(row: HistoryTransactionRow) {
     referralId: row.referral_id,
     note: row.note,
     createdAt: row.created_at.toISOString(),
+    pendingPoints: row.pending_points,
+    availableAt: row.available_at?.toISOString() ?? null,
+    pending: row.pending,
   };
 }
 
@@ -131,11 +137,19 @@ export function historyView(
   history: CustomerHistory,
   revision: ApiRevision,
 ): CustomerHistoryResponse {
-  const { club, nextClub, transactions, ...figures } = history;
+  const { club, nextClub, transactions, negativeBalance, ...figures } = history;
   const head = {
     ...figures,
     club: club && clubSummary(club),
     nextClub: nextClub && { ...clubSummary(nextClub), pointsToReach: nextClub.pointsToReach },
+    negativeBalance: negativeBalance && {
+      points: negativeBalance.points,
+      reason:
+        negativeBalance.kind === "manual_adjustment"
+          ? ("store-adjustment" as const)
+          : ("refund-after-spending" as const),
+      transactionId: negativeBalance.transactionId,
+    },
   };
   return usesLegacyOrderRef(revision)
     ? {

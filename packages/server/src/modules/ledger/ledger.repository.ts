@@ -13,51 +13,108 @@ export interface LedgerEntry {
   claimId?: number | null;
   referralId?: number | null;
   note?: string | null;
+  /**
+   * A credit held by the store's pending period: counted in the balance, not spendable before
+   * this date (an earning lot that the release job frees).
+   */
+  availableAt?: Date | null;
+}
+
+/** What appending did to each entry's customer, in the order of the entries. */
+export interface AppendedEntry {
+  id: number;
+  balanceAfter: number;
+  /** How the entry moved the pending points: +held credit, −pending points a refund took back. */
+  pendingPoints: number;
 }
 
 /**
  * Appends entries to the ledger and moves the balances by the same amounts, in the caller's
  * transaction: the balance is always the sum of the ledger. Entries of one customer are
- * chained in the order given. Returns each entry's balance after it.
+ * chained in the order given.
  *
- * The customers' rows are locked by the UPDATE; callers that lock several customers lock
- * them earlier in a stable order, so that two batches never wait on each other.
+ * A credit with `availableAt` is held: it counts in the balance and in the customer's pending
+ * points until the release job frees its lot. A refund deduction of an order whose points are
+ * still held takes them back from the held lot first, so what the customer could spend is not
+ * touched by points they could not spend.
+ *
+ * Locks: held lots first, then the customers' rows (by the UPDATE), as the release job does.
+ * Callers that lock several customers lock them earlier in a stable order, so that two batches
+ * never wait on each other.
  */
 export async function appendLedgerEntries(
   db: Queryable,
   entries: readonly LedgerEntry[],
-): Promise<number[]> {
+): Promise<AppendedEntry[]> {
   if (entries.length === 0) return [];
-  const totals = new Map<number, number>();
-  for (const entry of entries) {
-    totals.set(entry.customerId, (totals.get(entry.customerId) ?? 0) + entry.points);
+  // Refunds within the pending period: one statement per deduction (a job applies one at a
+  // time), each taking back at most what it deducts and what is still held.
+  const pending = entries.map(() => 0);
+  for (const [index, entry] of entries.entries()) {
+    if (entry.availableAt) {
+      pending[index] = entry.points;
+    } else if (entry.kind === "refund_deduction" && entry.orderId && entry.points < 0) {
+      const { rows } = await db.query<{ voided: number }>(
+        `WITH held AS (
+           SELECT ledger_id, least(points, $2) AS voided FROM earning_lots
+           WHERE order_id = $1 AND released_at IS NULL AND points > 0
+           ORDER BY ledger_id LIMIT 1
+           FOR UPDATE
+         )
+         UPDATE earning_lots l SET points = l.points - held.voided
+         FROM held WHERE l.ledger_id = held.ledger_id AND l.released_at IS NULL
+         RETURNING held.voided`,
+        [entry.orderId, -entry.points],
+      );
+      pending[index] = -(rows[0]?.voided ?? 0);
+    }
+  }
+  const totals = new Map<number, { points: number; pending: number }>();
+  for (const [index, entry] of entries.entries()) {
+    const total = totals.get(entry.customerId) ?? { points: 0, pending: 0 };
+    total.points += entry.points;
+    total.pending += pending[index] as number;
+    totals.set(entry.customerId, total);
   }
   const ids = [...totals.keys()].sort((a, b) => a - b);
   const { rows } = await db.query<{ id: number; balance: number }>(
-    `UPDATE customers c SET balance = c.balance + d.points, updated_at = now()
-     FROM unnest($1::bigint[], $2::bigint[]) AS d(id, points)
+    `UPDATE customers c SET balance = c.balance + d.points,
+       pending_points = c.pending_points + d.pending, updated_at = now()
+     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
      WHERE c.id = d.id
      RETURNING c.id, c.balance`,
-    [ids, ids.map((id) => totals.get(id))],
+    [ids, ids.map((id) => totals.get(id)?.points), ids.map((id) => totals.get(id)?.pending)],
   );
   // Walk each customer's entries from the balance before the batch.
-  const running = new Map(rows.map((row) => [row.id, row.balance - (totals.get(row.id) ?? 0)]));
+  const running = new Map(
+    rows.map((row) => [row.id, row.balance - (totals.get(row.id)?.points ?? 0)]),
+  );
   const balances = entries.map((entry) => {
     const after = (running.get(entry.customerId) ?? 0) + entry.points;
     running.set(entry.customerId, after);
     return after;
   });
-  await db.query(
-    `INSERT INTO ledger_transactions
-       (store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
-        referral_id, note)
-     SELECT store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
-            referral_id, note
-     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[],
-                          $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[])
-     WITH ORDINALITY AS e(store_id, customer_id, kind, points, balance_after, order_id,
-                          refund_id, claim_id, referral_id, note, position)
-     ORDER BY position`,
+  const inserted = await db.query<{ id: number; position: number }>(
+    `WITH entry AS (
+       INSERT INTO ledger_transactions
+         (store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
+          referral_id, note, pending_points, available_at)
+       SELECT store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
+              referral_id, note, pending_points, available_at
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[],
+                   $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[],
+                   $11::bigint[], $12::timestamptz[])
+       WITH ORDINALITY AS e(store_id, customer_id, kind, points, balance_after, order_id,
+                            refund_id, claim_id, referral_id, note, pending_points, available_at,
+                            position)
+       ORDER BY position
+       RETURNING id, store_id, customer_id, order_id, points, available_at
+     ), lot AS (
+       INSERT INTO earning_lots (ledger_id, store_id, customer_id, order_id, points, available_at)
+       SELECT id, store_id, customer_id, order_id, points, available_at
+       FROM entry WHERE available_at IS NOT NULL
+     )
+     SELECT id FROM entry ORDER BY id`,
     [
       entries.map((e) => e.storeId),
       entries.map((e) => e.customerId),
@@ -69,9 +126,52 @@ export async function appendLedgerEntries(
       entries.map((e) => e.claimId ?? null),
       entries.map((e) => e.referralId ?? null),
       entries.map((e) => e.note ?? null),
+      pending,
+      entries.map((e) => e.availableAt ?? null),
     ],
   );
-  return balances;
+  // Identities are drawn in the insert's order, which is the entries' order.
+  return entries.map((_entry, index) => ({
+    id: inserted.rows[index]?.id as number,
+    balanceAfter: balances[index] as number,
+    pendingPoints: pending[index] as number,
+  }));
+}
+
+/**
+ * Frees up to `limit` held lots whose date has come (`now`, the service's clock): their points
+ * stay in the balance and leave the pending points. Lots another transaction holds (a refund
+ * taking points back) are skipped, and freed by the next batch. Returns the lots freed.
+ */
+export async function releaseDueLots(db: Queryable, now: Date, limit: number): Promise<number> {
+  const { rows } = await db.query<{ released: number }>(
+    `WITH due AS (
+       SELECT ledger_id, customer_id, points FROM earning_lots
+       WHERE released_at IS NULL AND available_at <= $1
+       ORDER BY available_at LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     ), per_customer AS (
+       SELECT customer_id, sum(points) AS points FROM due GROUP BY customer_id
+     ), locked AS (
+       -- In (store, externalId) order, as every statement locking several customers does.
+       SELECT c.id, per_customer.points FROM customers c
+       JOIN per_customer ON per_customer.customer_id = c.id
+       ORDER BY c.store_id, c.external_id
+       FOR NO KEY UPDATE OF c
+     ), moved AS (
+       UPDATE customers c SET pending_points = c.pending_points - locked.points,
+         updated_at = now()
+       FROM locked WHERE c.id = locked.id
+       RETURNING c.id
+     ), released AS (
+       UPDATE earning_lots l SET released_at = $1
+       FROM due WHERE l.ledger_id = due.ledger_id
+       RETURNING l.ledger_id
+     )
+     SELECT (SELECT count(*) FROM released)::int AS released, (SELECT count(*) FROM moved)`,
+    [now, limit],
+  );
+  return rows[0]?.released ?? 0;
 }
 
 /**

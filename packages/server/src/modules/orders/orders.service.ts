@@ -7,6 +7,7 @@ import type {
 import type { Logger } from "pino";
 import type pg from "pg";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
+import type { Clock } from "../../clock.js";
 import { Batcher } from "../../db/batcher.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
@@ -16,6 +17,7 @@ import {
   pointsEarnedSince,
 } from "../ledger/ledger.repository.js";
 import { clubStanding } from "../points/clubs.js";
+import { findProgramSettings } from "../program/program.repository.js";
 import { completeReferrals } from "../referrals/referrals.repository.js";
 import { earnOrder, indexRules, refundTarget, type EarnSnapshot } from "../points/points.engine.js";
 import { activeRules, listClubs } from "../points/points.repository.js";
@@ -51,6 +53,21 @@ export function orderIdentity(order: { externalRef: string } | { externalId: num
 /** Orders one job may credit together with its own, when many are waiting. */
 const BATCH_LIMIT = 200;
 
+const DAY_MS = 86_400_000;
+
+/**
+ * When an order's points become spendable under a pending period of `days`: counted from the
+ * order's date (the return window opens with the order), never later than `days` from now (a
+ * date in the future is the store's clock, not a longer window). Null when they are spendable
+ * at once: no pending period, or an order older than its window.
+ */
+export function pendingUntil(orderedAt: Date, days: number, now: Date): Date | null {
+  if (days <= 0) return null;
+  const from = Math.min(orderedAt.getTime(), now.getTime());
+  const until = from + days * DAY_MS;
+  return until > now.getTime() ? new Date(until) : null;
+}
+
 function eventOrder(order: Pick<OrderRow, "external_id" | "external_reference">) {
   return { externalId: order.external_id, externalReference: order.external_reference };
 }
@@ -66,6 +83,8 @@ export class OrdersService {
   constructor(
     private readonly pool: pg.Pool,
     private readonly logger: Logger,
+    /** What today is for the pending period (tests move it). */
+    private readonly clock: Clock,
   ) {
     this.registrations = new Batcher((orders) => registerOrders(pool, orders), {
       maxBatch: 100,
@@ -182,6 +201,8 @@ export class OrdersService {
     // a second query handed to it while the first runs).
     const rules = await activeRules(tx, storeId);
     const clubs = await listClubs(tx, storeId);
+    const { pendingDays } = await findProgramSettings(tx, storeId);
+    const now = this.clock();
     const ruleSet = indexRules(rules);
     const earned = await pointsEarnedSince(
       tx,
@@ -210,8 +231,13 @@ export class OrdersService {
         order.payload.customer.email ? [{ customerId, email: order.payload.customer.email }] : [],
       ),
     );
-    const earning = credited.filter((entry) => entry.points > 0);
-    const balances = await appendLedgerEntries(
+    const earning = credited
+      .filter((entry) => entry.points > 0)
+      .map((entry) => ({
+        ...entry,
+        availableAt: pendingUntil(entry.order.ordered_at, pendingDays, now),
+      }));
+    const appended = await appendLedgerEntries(
       tx,
       earning.map((entry) => ({
         storeId,
@@ -219,6 +245,7 @@ export class OrdersService {
         kind: "earn" as const,
         points: entry.points,
         orderId: entry.order.id,
+        availableAt: entry.availableAt,
       })),
     );
     await markOrdersProcessed(
@@ -231,7 +258,12 @@ export class OrdersService {
       })),
     );
 
-    const balanceAfter = new Map(earning.map((entry, index) => [entry.order.id, balances[index]]));
+    const earnings = new Map(
+      earning.map((entry, index) => [
+        entry.order.id,
+        { balance: appended[index]?.balanceAfter as number, availableAt: entry.availableAt },
+      ]),
+    );
     const events: OutboxEvent[] = [];
     for (const { order, points } of credited) {
       const customer = { externalId: order.customer_external_id };
@@ -244,14 +276,16 @@ export class OrdersService {
           orderedAt: order.ordered_at.toISOString(),
         },
       });
-      if (points > 0) {
+      const earnt = earnings.get(order.id);
+      if (points > 0 && earnt) {
         events.push({
           type: "POINTS_EARNED",
           data: {
             order: eventOrder(order),
             customer,
             points,
-            balance: balanceAfter.get(order.id) as number,
+            balance: earnt.balance,
+            ...(earnt.availableAt && { availableAt: earnt.availableAt.toISOString() }),
           },
         });
       }
@@ -358,7 +392,7 @@ export class OrdersService {
     const customer = { externalId: order.customer_external_id };
     const events: OutboxEvent[] = [];
     if (delta > 0) {
-      const [balance] = await appendLedgerEntries(tx, [
+      const [appended] = await appendLedgerEntries(tx, [
         {
           storeId: order.store_id,
           customerId,
@@ -370,7 +404,13 @@ export class OrdersService {
       ]);
       events.push({
         type: "POINTS_DEDUCTED",
-        data: { order: eventOrder(order), customer, points: delta, balance: balance as number },
+        data: {
+          order: eventOrder(order),
+          customer,
+          points: delta,
+          balance: appended?.balanceAfter as number,
+          ...(appended?.pendingPoints && { pendingPoints: -appended.pendingPoints }),
+        },
       });
     }
     const changed = delta > 0 || refund.status !== order.refund_status;

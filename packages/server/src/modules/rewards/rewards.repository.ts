@@ -169,7 +169,7 @@ export async function reserveClaims(
      -- limited before the first customer row. A row locked after waiting is read as the other
      -- transaction left it.
      locked AS (
-       SELECT i.position, c.id, c.email, c.balance - c.reserved_points AS available
+       SELECT i.position, c.id, c.email, c.balance - c.reserved_points - c.pending_points AS available
        FROM customers c
        JOIN input i ON c.store_id = i.store_id AND c.external_id = i.external_id
        WHERE c.erased_at IS NULL AND (SELECT count(*) FROM limited) >= 0
