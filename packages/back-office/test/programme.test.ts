@@ -72,7 +72,7 @@ const CLUBS = [
 function serveProgramme(
   rules: AttributionRule[] = RULES,
   clubs: Club[] = CLUBS,
-  settings: ProgramSettings = { pendingDays: 0 },
+  settings: ProgramSettings = { pendingDays: 0, expiry: { mode: "off" } },
 ): void {
   serve(
     http.get(api("rules"), () => HttpResponse.json(rules)),
@@ -655,7 +655,7 @@ describe("the programme settings", () => {
   const days = () => page.getByRole("spinbutton", { name: "Days an order's points stay pending" });
 
   test("show the pending period, and save a new one with the keyboard alone", async () => {
-    serveProgramme(RULES, CLUBS, { pendingDays: 14 });
+    serveProgramme(RULES, CLUBS, { pendingDays: 14, expiry: { mode: "off" } });
     serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
     await openProgramme();
     await expect.element(page.getByRole("group", { name: "Pending period" })).toBeVisible();
@@ -668,6 +668,8 @@ describe("the programme settings", () => {
     days().element().focus();
     await userEvent.keyboard("{Control>}a{/Control}30");
     await userEvent.tab();
+    expect(focused()).toBe(page.getByRole("combobox", { name: "Points expire" }).element());
+    await userEvent.tab();
     expect(focused()).toBe(
       page.getByRole("button", { name: "Save the programme settings" }).element(),
     );
@@ -676,8 +678,45 @@ describe("the programme settings", () => {
     await expect.element(saved).toBeVisible();
     expect(focused()).toBe(saved.element());
     const [sent] = requestsTo(settingsPath).filter((r) => r.method === "PUT");
-    expect(await sent!.json()).toEqual({ pendingDays: 30 });
+    expect(await sent!.json()).toEqual({ pendingDays: 30, expiry: { mode: "off" } });
     await expectNoAxeViolations();
+  });
+
+  test("sets points to expire a number of months after they were earned, with a warning", async () => {
+    serveProgramme();
+    serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
+    await openProgramme();
+    const mode = page.getByRole("combobox", { name: "Points expire" });
+    await expect.element(mode).toHaveValue("off");
+    await expect.element(page.getByRole("spinbutton", { name: "Months" })).not.toBeInTheDocument();
+    await userEvent.selectOptions(mode, "lifetime");
+    const months = page.getByRole("spinbutton", { name: "Months" });
+    const warning = page.getByRole("spinbutton", { name: "Warn the customer (days before)" });
+    await expect.element(months).toHaveValue(12);
+    await expect.element(warning).toHaveValue(30);
+    await expect.element(mode).toHaveAccessibleDescription(/The oldest points are spent first/);
+    await expectNoAxeViolations();
+    await userEvent.fill(months, "24");
+    await userEvent.click(page.getByRole("button", { name: "Save the programme settings" }));
+    await expect
+      .element(page.getByRole("status").filter({ hasText: "Programme settings saved." }))
+      .toBeVisible();
+    const [sent] = requestsTo(settingsPath).filter((r) => r.method === "PUT");
+    expect(await sent!.json()).toEqual({
+      pendingDays: 0,
+      expiry: { mode: "lifetime", months: 24, warningDays: 30 },
+    });
+
+    // Back to never: the period's fields go, and so does the policy.
+    await userEvent.selectOptions(mode, "off");
+    await expect.element(months).not.toBeInTheDocument();
+    await userEvent.click(page.getByRole("button", { name: "Save the programme settings" }));
+    await expect
+      .poll(async () => {
+        const puts = requestsTo(settingsPath).filter((r) => r.method === "PUT");
+        return puts.length === 2 ? await puts[1]!.json() : undefined;
+      })
+      .toEqual({ pendingDays: 0, expiry: { mode: "off" } });
   });
 
   test("a value the operation refuses is explained next to the field, and nothing is sent", async () => {
@@ -721,7 +760,9 @@ describe("the programme screen", () => {
         return HttpResponse.json(RULES);
       }),
       http.get(api("clubs"), () => HttpResponse.json(CLUBS)),
-      http.get(api("program-settings"), () => HttpResponse.json({ pendingDays: 0 })),
+      http.get(api("program-settings"), () =>
+        HttpResponse.json({ pendingDays: 0, expiry: { mode: "off" } }),
+      ),
     );
     await startApp(programmePath, signedIn);
     await expect
@@ -794,6 +835,9 @@ describe("the programme screen", () => {
     await expect
       .element(page.getByRole("group", { name: "Période d’attente" }))
       .toHaveTextContent("Jours pendant lesquels les points d’une commande restent en attente");
+    await expect
+      .element(page.getByRole("combobox", { name: "Les points expirent" }))
+      .toHaveTextContent("Jamais");
     await expectNoAxeViolations();
   });
 });

@@ -282,6 +282,7 @@ describe("GET /point/user-history/{externalId}", () => {
       pendingPoints: 0,
       // The refund that took the balance below zero after the points were spent.
       negativeBalance: { points: 35, reason: "refund-after-spending", transactionId: deduction },
+      nextExpiry: null,
       earnedLast12Months: 255,
       club: { id: clubs.silver, name: "Silver", threshold: 200, multiplier: 1.25 },
       nextClub: {
@@ -500,6 +501,7 @@ describe("GET /point/user-history/{externalId}", () => {
         availablePoints: 0,
         pendingPoints: 0,
         negativeBalance: null,
+        nextExpiry: null,
         earnedLast12Months: 0,
         club: { id: clubs.bronze, name: "Bronze", threshold: 0, multiplier: 1 },
         nextClub: {
@@ -523,6 +525,7 @@ describe("GET /point/user-history/{externalId}", () => {
       availablePoints: 0,
       pendingPoints: 0,
       negativeBalance: null,
+      nextExpiry: null,
       earnedLast12Months: 0,
       club: null,
       nextClub: null,

@@ -1,141 +1,32 @@
-import { randomBytes } from "node:crypto";
-import {
-  customerHistoryResponseV2Schema,
-  eventDataSchemas,
-  type CustomerHistoryResponseV2,
-} from "@loyalty/shared-types";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adminSession, type AdminSession } from "./support/admin.js";
-import { eventually, startTestApp, type TestApp } from "./support/app.js";
-import { addReward, addRule, hashFor, pointsOf, storeWithKey } from "./support/fixtures.js";
+import { startTestApp, type TestApp } from "./support/app.js";
+import { pointsOf } from "./support/fixtures.js";
+import { CUSTOMER, DAY, programme, type Shop } from "./support/programme.js";
 
-const DAY = 86_400_000;
 const NOW = new Date("2026-11-20T10:00:00.000Z");
-const CUSTOMER = 42;
-const LATEST = { revision: "2026-08-26" };
 
 let app: TestApp;
 let admin: AdminSession;
+let flows: ReturnType<typeof programme>;
 
 beforeAll(async () => {
   app = await startTestApp({ workers: true });
   admin = await adminSession(app);
+  flows = programme(app, admin);
 });
 afterAll(() => app.close());
 beforeEach(() => app.setNow(NOW));
 
-type Shop = Awaited<ReturnType<typeof storeWithKey>> & { rewardId: number };
-
-/** A store with 1 point per unit of currency, a 100-point reward and `pendingDays` set. */
-async function shop(pendingDays: number | undefined): Promise<Shop> {
-  const created = await storeWithKey(app, `https://shop-${randomBytes(4).toString("hex")}.example`);
-  await addRule(app.context.pool, created.store.id, { kind: "default", rate: 1 });
-  const { rewardId } = await addReward(app.context.pool, created.store.id, { triggerValue: 100 });
-  if (pendingDays !== undefined) {
-    const saved = await admin.request("PUT", `/admin/stores/${created.store.id}/program-settings`, {
-      pendingDays,
-    });
-    expect(saved.status).toBe(200);
-    expect(await saved.json()).toEqual({ pendingDays });
-  }
-  return { ...created, rewardId };
-}
-
-function post(path: string, body: unknown, headers: Record<string, string>) {
-  return fetch(`${app.baseUrl}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...LATEST, ...headers },
-    body: JSON.stringify(body),
-  });
-}
-
-/** Registers an order of `amount` (as many points) and waits for the worker to credit it. */
-async function earn(s: Shop, externalId: number, amount: number, orderedAt = NOW) {
-  const response = await post(
-    "/api/order/register",
-    {
-      externalId,
-      customer: { externalId: CUSTOMER, email: "ada@example.com" },
-      currency: "EUR",
-      orderedAt: orderedAt.toISOString(),
-      lines: [{ lineId: 1, productId: 7, quantity: 1, unitPrice: amount, totalPaid: amount }],
-    },
-    { authorization: s.authorization },
-  );
-  expect(response.status).toBe(201);
-  await eventually(async () => {
-    const { rows } = await app.context.pool.query(
-      `SELECT 1 FROM orders WHERE store_id = $1 AND external_id = $2 AND status = 'processed'`,
-      [s.store.id, String(externalId)],
-    );
-    return rows[0];
-  });
-}
-
-async function refund(s: Shop, externalId: number, body: Record<string, unknown>) {
-  const response = await post(
-    "/api/order/refund",
-    { externalId, ...body },
-    { authorization: s.authorization },
-  );
-  expect(response.status).toBe(201);
-  await eventually(async () => {
-    const { rows } = await app.context.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM refunds WHERE store_id = $1 AND processing_status = 'pending'`,
-      [s.store.id],
-    );
-    return rows[0]?.n === 0 ? true : undefined;
-  });
-}
-
-async function history(s: Shop): Promise<CustomerHistoryResponseV2> {
-  const query = new URLSearchParams({
-    domain: s.store.domain,
-    hash: hashFor(s.store.reference, s.key, CUSTOMER),
-  });
-  const response = await fetch(
-    `${app.baseUrl}/point/user-history/${CUSTOMER}?${query.toString()}`,
-    {
-      headers: LATEST,
-    },
-  );
-  expect(response.status).toBe(200);
-  return customerHistoryResponseV2Schema.parse(await response.json());
-}
-
-async function claim(s: Shop) {
-  const query = new URLSearchParams({
-    domain: s.store.domain,
-    hash: hashFor(s.store.reference, s.key, CUSTOMER),
-  });
-  const response = await post(
-    `/reward/claim/${CUSTOMER}?${query.toString()}`,
-    { rewardId: s.rewardId },
-    {},
-  );
-  return { status: response.status, body: (await response.json()) as { code: string | null } };
-}
-
-async function events(s: Shop, type: "POINTS_EARNED" | "POINTS_DEDUCTED") {
-  const { rows } = await app.context.pool.query<{ payload: unknown }>(
-    `SELECT payload FROM outbox_events WHERE store_id = $1 AND type = $2 ORDER BY id`,
-    [s.store.id, type],
-  );
-  return rows.map((row) => eventDataSchemas[type].parse(row.payload));
-}
-
-/** Runs the release job through the job queue, as its schedule does, and waits for it. */
-async function runReleaseJob() {
-  const { rows } = await app.context.pool.query<{ id: string }>(
-    `SELECT id FROM graphile_worker.add_job('release-pending-points', '{}'::json)`,
-  );
-  await eventually(async () => {
-    const left = await app.context.pool.query(`SELECT 1 FROM graphile_worker.jobs WHERE id = $1`, [
-      rows[0]?.id,
-    ]);
-    return left.rowCount === 0 ? true : undefined;
-  });
-}
+const shop = (pendingDays: number | undefined) =>
+  flows.shop(pendingDays === undefined ? undefined : { pendingDays });
+const earn = (s: Shop, id: number, amount: number, orderedAt = NOW) =>
+  flows.earn(s, id, amount, orderedAt);
+const refund = (s: Shop, id: number, body: Record<string, unknown>) => flows.refund(s, id, body);
+const history = (s: Shop) => flows.history(s);
+const claim = (s: Shop) => flows.claim(s);
+const events = (s: Shop, type: "POINTS_EARNED" | "POINTS_DEDUCTED") => flows.events(s, type);
+const runReleaseJob = () => flows.runJob("release-pending-points");
 
 describe("programme settings", () => {
   it("are the spec's defaults until set, replaced whole, and refused with the field named", async () => {
@@ -143,7 +34,7 @@ describe("programme settings", () => {
     const path = `/admin/stores/${s.store.id}/program-settings`;
     const read = await admin.request("GET", path);
     expect(read.status).toBe(200);
-    expect(await read.json()).toEqual({ pendingDays: 0 });
+    expect(await read.json()).toEqual({ pendingDays: 0, expiry: { mode: "off" } });
 
     expect((await admin.request("PUT", path, { pendingDays: 30 })).status).toBe(200);
     for (const bad of [
@@ -159,9 +50,15 @@ describe("programme settings", () => {
         "other" in bad ? "/other" : "/pendingDays",
       ]);
     }
-    expect(await (await admin.request("GET", path)).json()).toEqual({ pendingDays: 30 });
+    expect(await (await admin.request("GET", path)).json()).toEqual({
+      pendingDays: 30,
+      expiry: { mode: "off" },
+    });
     // A setting left out goes back to its default.
-    expect(await (await admin.request("PUT", path, {})).json()).toEqual({ pendingDays: 0 });
+    expect(await (await admin.request("PUT", path, {})).json()).toEqual({
+      pendingDays: 0,
+      expiry: { mode: "off" },
+    });
   });
 });
 

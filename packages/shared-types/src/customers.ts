@@ -161,6 +161,11 @@ const customerHistoryFields = {
   pendingPoints: pointsSchema.min(0),
   /** When the spendable points are below zero, why; null otherwise. */
   negativeBalance: negativeBalanceSchema.nullable(),
+  /**
+   * The next points to expire under the store's expiry policy, and when: null when the store's
+   * points never expire or the customer has none that will.
+   */
+  nextExpiry: z.object({ points: pointsSchema.min(1), expiresAt: isoDateTimeSchema }).nullable(),
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: pointsSchema.min(0),
   /** The highest club reached; null below the lowest threshold or when the store has none. */

@@ -2,13 +2,18 @@ import { z } from "zod";
 import { externalIdSchema, isoDateTimeSchema, pointsSchema } from "./common.js";
 import { refundStatusSchema } from "./orders.js";
 
-/** The five events of the spec, written to the outbox with the change that causes them. */
+/**
+ * The five events of the spec, then those of the store's expiry policy, written to the outbox
+ * with the change that causes them.
+ */
 export const EVENT_TYPES = [
   "ORDER_REGISTERED",
   "POINTS_EARNED",
   "ORDER_REFUNDED",
   "POINTS_DEDUCTED",
   "REWARD_OBTAINED",
+  "POINTS_EXPIRING",
+  "POINTS_EXPIRED",
 ] as const;
 export const eventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -64,6 +69,23 @@ export const eventDataSchemas = {
     customer: eventCustomerSchema,
     rewardId: externalIdSchema,
     points: pointsSchema.min(1),
+    balance: pointsSchema,
+  }),
+  /** The customer was warned that points will expire (sent once per expiry date). */
+  POINTS_EXPIRING: z.object({
+    customer: eventCustomerSchema,
+    /** Points that will expire then, unless spent before. */
+    points: pointsSchema.min(1),
+    expiresAt: isoDateTimeSchema,
+    /** Whether the warning email was queued (the service knows the customer's address). */
+    emailed: z.boolean(),
+  }),
+  /** Points expired: an `expiry` transaction of the customer's history. */
+  POINTS_EXPIRED: z.object({
+    customer: eventCustomerSchema,
+    /** Points taken, as a positive number. */
+    points: pointsSchema.min(1),
+    /** The customer's balance after the expiry. */
     balance: pointsSchema,
   }),
 } satisfies Record<EventType, z.ZodType>;

@@ -177,12 +177,18 @@ const clubs = {
   gold: { id: 3, name: "Gold", threshold: 2500, multiplier: 1.5 },
 };
 
+const programSettings = {
+  pendingDays: 14,
+  expiry: { mode: "lifetime" as const, months: 12, warningDays: 30 },
+};
+
 const history = {
   externalId: CUSTOMER_ID,
   balance: 640,
   availablePoints: 530,
   pendingPoints: 110,
   negativeBalance: null,
+  nextExpiry: { points: 200, expiresAt: "2027-03-01T08:00:00.000Z" },
   earnedLast12Months: 1240,
   club: clubs.silver,
   nextClub: { ...clubs.gold, pointsToReach: 1260 },
@@ -675,8 +681,8 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
     response: { ...webhookEndpoint, secret: "whsec_3vQ8mZ1pK7xR2nT5wY9cB4dF6gH0jL2sA8eU1iO3rW5" },
   },
   deleteWebhookEndpoint: { response: { ...webhookEndpoint, active: false, updatedAt: NOW } },
-  getProgramSettings: { response: { pendingDays: 14 } },
-  setProgramSettings: { request: { pendingDays: 14 }, response: { pendingDays: 14 } },
+  getProgramSettings: { response: programSettings },
+  setProgramSettings: { request: programSettings, response: programSettings },
   getReferralProgram: { response: referralProgram },
   setReferralProgram: { request: referralProgram, response: referralProgram },
   getProgramOverview: {

@@ -2,6 +2,33 @@ import { z } from "zod";
 
 /** The longest pending period a store may set: a year covers every return policy. */
 export const MAX_PENDING_DAYS = 365;
+/** The longest lifetime or inactivity period before points expire: ten years. */
+export const MAX_EXPIRY_MONTHS = 120;
+
+const expiryPeriodFields = {
+  /** Months, from each earning (`lifetime`) or from the customer's last earning or spending (`inactivity`). */
+  months: z.number().int().min(1).max(MAX_EXPIRY_MONTHS),
+  /**
+   * Days before points expire that the customer is warned (`POINTS_EXPIRING`, and an email when
+   * the service knows their address). Points never expire less than this long after their
+   * warning: points already due when expiry is turned on expire this many days later. 0: no
+   * warning.
+   */
+  warningDays: z.number().int().min(0).max(365).default(30),
+};
+
+/**
+ * When points expire. `off` (default): never. `lifetime`: each earning's points expire `months`
+ * after they were earned, the oldest points being spent first. `inactivity`: all the points the
+ * customer can spend expire `months` after their last earning or spending.
+ */
+export const expiryPolicySchema = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("off") }).strict(),
+  z.object({ mode: z.literal("lifetime"), ...expiryPeriodFields }).strict(),
+  z.object({ mode: z.literal("inactivity"), ...expiryPeriodFields }).strict(),
+]);
+export type ExpiryPolicy = z.output<typeof expiryPolicySchema>;
+export type ExpiryMode = ExpiryPolicy["mode"];
 
 /**
  * How a store's points programme runs, beyond the spec's defaults. Every field defaults to the
@@ -17,6 +44,8 @@ export const programSettingsSchema = z
      * that is then returned cannot leave a negative balance. 0 (default): available at once.
      */
     pendingDays: z.number().int().min(0).max(MAX_PENDING_DAYS).default(0),
+    /** When points expire; `{ "mode": "off" }` (default): never. */
+    expiry: expiryPolicySchema.default({ mode: "off" }),
   })
   .strict();
 export type ProgramSettings = z.output<typeof programSettingsSchema>;

@@ -62,6 +62,7 @@ const history = {
   availablePoints: -35,
   pendingPoints: 0,
   negativeBalance: { points: 35, reason: "refund-after-spending" as const, transactionId: 14 },
+  nextExpiry: null,
   earnedLast12Months: 255,
   club: { id: 2, name: "Silver", threshold: 200, multiplier: 1.25 },
   nextClub: { id: 3, name: "Gold", threshold: 300, multiplier: 1.5, pointsToReach: 45 },

@@ -50,7 +50,13 @@ export type ErrorReason =
 
 /** The events delivered to webhooks. */
 export type EventType =
-  "ORDER_REGISTERED" | "POINTS_EARNED" | "ORDER_REFUNDED" | "POINTS_DEDUCTED" | "REWARD_OBTAINED";
+  | "ORDER_REGISTERED"
+  | "POINTS_EARNED"
+  | "ORDER_REFUNDED"
+  | "POINTS_DEDUCTED"
+  | "REWARD_OBTAINED"
+  | "POINTS_EXPIRING"
+  | "POINTS_EXPIRED";
 
 /** What a refund declaration says of the order. */
 export type RefundStatus = "partially_refunded" | "refunded" | "cancelled";
@@ -323,6 +329,14 @@ export type CustomerHistoryResponseV1 = {
     reason: "refund-after-spending" | "store-adjustment";
     transactionId: number;
   } | null;
+  /**
+   * The next points to expire under the store's expiry policy, and when: null when the store's
+   * points never expire or the customer has none that will.
+   */
+  nextExpiry: {
+    points: number;
+    expiresAt: string;
+  } | null;
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: number;
   /** The highest club reached; null below the lowest threshold or when the store has none. */
@@ -361,6 +375,14 @@ export type CustomerHistoryResponseV2 = {
     points: number;
     reason: "refund-after-spending" | "store-adjustment";
     transactionId: number;
+  } | null;
+  /**
+   * The next points to expire under the store's expiry policy, and when: null when the store's
+   * points never expire or the customer has none that will.
+   */
+  nextExpiry: {
+    points: number;
+    expiresAt: string;
   } | null;
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: number;
@@ -719,6 +741,35 @@ export type WebhookEvent =
         };
         rewardId: number;
         points: number;
+        balance: number;
+      };
+    }
+  | {
+      id: string;
+      type: "POINTS_EXPIRING";
+      createdAt: string;
+      data: {
+        customer: {
+          externalId: number;
+        };
+        /** Points that will expire then, unless spent before. */
+        points: number;
+        expiresAt: string;
+        /** Whether the warning email was queued (the service knows the customer's address). */
+        emailed: boolean;
+      };
+    }
+  | {
+      id: string;
+      type: "POINTS_EXPIRED";
+      createdAt: string;
+      data: {
+        customer: {
+          externalId: number;
+        };
+        /** Points taken, as a positive number. */
+        points: number;
+        /** The customer's balance after the expiry. */
         balance: number;
       };
     };

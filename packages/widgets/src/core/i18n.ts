@@ -13,6 +13,7 @@ const en = {
   pending: "Pending",
   pendingHint: "Points of recent orders, spendable once the return period ends.",
   availableOn: "Spendable from {date}",
+  nextExpiry: "{points} expire on {date}: spend them before.",
   "refund-after-spending":
     "Your balance is negative: an order was refunded after its points were spent. Points you earn next make up the difference first.",
   "store-adjustment":
@@ -58,6 +59,7 @@ const fr: Partial<Record<StringKey, string>> = {
   pending: "En attente",
   pendingHint: "Points de commandes récentes, utilisables à la fin du délai de retour.",
   availableOn: "Utilisables à partir du {date}",
+  nextExpiry: "{points} expirent le {date} : utilisez-les avant.",
   "refund-after-spending":
     "Votre solde est négatif : une commande a été remboursée après que ses points ont été dépensés. Les prochains points gagnés comblent d’abord la différence.",
   "store-adjustment":

@@ -614,6 +614,26 @@ describe("<loyalty-program-presentation> sections", () => {
     await expectAccessible();
   });
 
+  it("says how many points expire next, and when", async () => {
+    serve(
+      http.get(`${API}/point/user-history/:id`, () =>
+        HttpResponse.json(
+          history({ nextExpiry: { points: 120, expiresAt: "2027-03-01T08:00:00.000Z" } }),
+        ),
+      ),
+    );
+    const element = await mount<Widget>(tag(IDENTIFIED));
+    await expect
+      .poll(() => part(element, '[part="next-expiry"]').textContent?.trim())
+      .toBe("120 points expire on Mar 1, 2027: spend them before.");
+    unmount();
+    const french = await mount<Widget>(tag(`${IDENTIFIED} lang="fr"`));
+    await expect
+      .poll(() => part(french, '[part="next-expiry"]').textContent?.trim())
+      .toBe("120 points expirent le 1 mars 2027 : utilisez-les avant.");
+    await expectAccessible();
+  });
+
   it("says why a balance is negative", async () => {
     serve(
       http.get(`${API}/point/user-history/:id`, () =>

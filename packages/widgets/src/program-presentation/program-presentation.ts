@@ -312,6 +312,16 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
       ${history.pendingPoints > 0 ? html`<p part="pending-hint">${t("pendingHint")}</p>` : nothing}
       ${negativeBalance ? html`<p part="negative-balance">${t(negativeBalance.reason)}</p>` : nothing}
       ${
+        history.nextExpiry
+          ? html`<p part="next-expiry">
+              ${t("nextExpiry", {
+                points: points(history.nextExpiry.points),
+                date: date(history.nextExpiry.expiresAt),
+              })}
+            </p>`
+          : nothing
+      }
+      ${
         nextClub
           ? html`<p id="next-club">
                 ${t("toNextClub", { points: points(nextClub.pointsToReach), club: nextClub.name })}

@@ -161,6 +161,7 @@ export const history = (
     availablePoints: balance - pendingPoints,
     pendingPoints,
     negativeBalance: null,
+    nextExpiry: null,
     earnedLast12Months: 820,
     club: { id: 2, name: "Silver", threshold: 500, multiplier: 1.25 },
     nextClub: { id: 3, name: "Gold", threshold: 2000, multiplier: 1.5, pointsToReach: 1180 },

@@ -14,5 +14,9 @@ export function eventLabel(event: EventType): string {
       return msg("Points deducted");
     case "REWARD_OBTAINED":
       return msg("Reward obtained");
+    case "POINTS_EXPIRING":
+      return msg("Points about to expire");
+    case "POINTS_EXPIRED":
+      return msg("Points expired");
   }
 }

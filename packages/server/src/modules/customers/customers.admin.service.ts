@@ -189,15 +189,19 @@ export class CustomersAdminService {
           ],
         );
       }
-      const [appended] = await appendLedgerEntries(tx, [
-        {
-          storeId,
-          customerId: customer.id,
-          kind: "manual_adjustment",
-          points: adjustment.points,
-          note: adjustment.reason,
-        },
-      ]);
+      const [appended] = await appendLedgerEntries(
+        tx,
+        [
+          {
+            storeId,
+            customerId: customer.id,
+            kind: "manual_adjustment",
+            points: adjustment.points,
+            note: adjustment.reason,
+          },
+        ],
+        this.clock(),
+      );
       // The customer's row is locked: their newest transaction is the one just written.
       const page = await customerHistoryPage(tx, { storeId, externalId, beforeId: null, take: 1 });
       return {

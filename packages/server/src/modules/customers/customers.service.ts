@@ -5,7 +5,9 @@ import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.
 import { clubStanding, type Club } from "../points/clubs.js";
 import { listClubs } from "../points/points.repository.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
-import type { LedgerKind } from "@loyalty/shared-types";
+import type { LedgerKind, ProgramSettings } from "@loyalty/shared-types";
+import { nextExpiry } from "../program/expiry.repository.js";
+import { findProgramSettings } from "../program/program.repository.js";
 import {
   customerHistoryPage,
   latestOverdraft,
@@ -20,6 +22,8 @@ export interface CustomerHistory {
   pendingPoints: number;
   /** When the spendable points are below zero: by how much, and the transaction that did it. */
   negativeBalance: { points: number; transactionId: number; kind: LedgerKind } | null;
+  /** The next points to expire under the store's policy, and when. */
+  nextExpiry: { points: number; expiresAt: Date } | null;
   earnedLast12Months: number;
   club: Club | null;
   nextClub: (Club & { pointsToReach: number }) | null;
@@ -32,6 +36,8 @@ export interface CustomerHistory {
 export class CustomersService {
   /** A store's clubs change rarely and every account page needs them: kept with its rules. */
   private readonly clubs: StorefrontSection<Club[]>;
+  /** The expiry policy the history reports on, kept the same way. */
+  private readonly settings: StorefrontSection<ProgramSettings>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -43,6 +49,12 @@ export class CustomersService {
       load: async (store) => {
         const clubs = await listClubs(pool, store.id);
         return { value: clubs, version: JSON.stringify(clubs) };
+      },
+    };
+    this.settings = {
+      load: async (store) => {
+        const settings = await findProgramSettings(pool, store.id);
+        return { value: settings, version: JSON.stringify(settings) };
       },
     };
   }
@@ -59,8 +71,9 @@ export class CustomersService {
   ): Promise<CustomerHistory> {
     const windowStart = clubWindowStart(this.clock());
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
-    const [cachedClubs, found] = await Promise.all([
+    const [cachedClubs, cachedSettings, found] = await Promise.all([
       this.storefront.section(store.domain, this.clubs),
+      this.storefront.section(store.domain, this.settings),
       customerHistoryPage(this.pool, {
         storeId: store.id,
         externalId,
@@ -85,12 +98,18 @@ export class CustomersService {
       found && availablePoints < 0
         ? await latestOverdraft(this.pool, found.customer.id)
         : undefined;
+    const expiry = cachedSettings?.value.expiry;
+    const expiring =
+      found && expiry && expiry.mode !== "off"
+        ? await nextExpiry(this.pool, found.customer.id, expiry, this.clock())
+        : undefined;
     return {
       externalId,
       balance,
       availablePoints,
       pendingPoints,
       negativeBalance: overdraft ? { points: -availablePoints, ...overdraft } : null,
+      nextExpiry: expiring ?? null,
       earnedLast12Months: earned,
       club,
       nextClub: next,

@@ -137,11 +137,15 @@ export function historyView(
   history: CustomerHistory,
   revision: ApiRevision,
 ): CustomerHistoryResponse {
-  const { club, nextClub, transactions, negativeBalance, ...figures } = history;
+  const { club, nextClub, transactions, negativeBalance, nextExpiry, ...figures } = history;
   const head = {
     ...figures,
     club: club && clubSummary(club),
     nextClub: nextClub && { ...clubSummary(nextClub), pointsToReach: nextClub.pointsToReach },
+    nextExpiry: nextExpiry && {
+      points: nextExpiry.points,
+      expiresAt: nextExpiry.expiresAt.toISOString(),
+    },
     negativeBalance: negativeBalance && {
       points: negativeBalance.points,
       reason:

@@ -33,8 +33,9 @@ export interface AppendedEntry {
  * transaction: the balance is always the sum of the ledger. Entries of one customer are
  * chained in the order given.
  *
- * A credit with `availableAt` is held: it counts in the balance and in the customer's pending
- * points until the release job frees its lot. A refund deduction of an order whose points are
+ * Every credit becomes an earning lot, which expiry reads oldest first. A credit with
+ * `availableAt` is held: it counts in the balance and in the customer's pending points until the
+ * release job frees its lot. Every entry but an expiry is the customer's activity. A refund deduction of an order whose points are
  * still held takes them back from the held lot first, so what the customer could spend is not
  * touched by points they could not spend.
  *
@@ -45,6 +46,8 @@ export interface AppendedEntry {
 export async function appendLedgerEntries(
   db: Queryable,
   entries: readonly LedgerEntry[],
+  /** The service's clock: when the points are earned, and the customers' last activity. */
+  now: Date = new Date(),
 ): Promise<AppendedEntry[]> {
   if (entries.length === 0) return [];
   // Refunds within the pending period: one statement per deduction (a job applies one at a
@@ -69,21 +72,31 @@ export async function appendLedgerEntries(
       pending[index] = -(rows[0]?.voided ?? 0);
     }
   }
-  const totals = new Map<number, { points: number; pending: number }>();
+  const totals = new Map<number, { points: number; pending: number; active: boolean }>();
   for (const [index, entry] of entries.entries()) {
-    const total = totals.get(entry.customerId) ?? { points: 0, pending: 0 };
+    const total = totals.get(entry.customerId) ?? { points: 0, pending: 0, active: false };
     total.points += entry.points;
     total.pending += pending[index] as number;
+    total.active ||= entry.kind !== "expiry";
     totals.set(entry.customerId, total);
   }
   const ids = [...totals.keys()].sort((a, b) => a - b);
   const { rows } = await db.query<{ id: number; balance: number }>(
     `UPDATE customers c SET balance = c.balance + d.points,
-       pending_points = c.pending_points + d.pending, updated_at = now()
-     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
+       pending_points = c.pending_points + d.pending,
+       last_activity_at = CASE WHEN d.active THEN $5 ELSE c.last_activity_at END,
+       updated_at = now()
+     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::boolean[])
+       AS d(id, points, pending, active)
      WHERE c.id = d.id
      RETURNING c.id, c.balance`,
-    [ids, ids.map((id) => totals.get(id)?.points), ids.map((id) => totals.get(id)?.pending)],
+    [
+      ids,
+      ids.map((id) => totals.get(id)?.points),
+      ids.map((id) => totals.get(id)?.pending),
+      ids.map((id) => totals.get(id)?.active),
+      now,
+    ],
   );
   // Walk each customer's entries from the balance before the batch.
   const running = new Map(
@@ -110,9 +123,12 @@ export async function appendLedgerEntries(
        ORDER BY position
        RETURNING id, store_id, customer_id, order_id, points, available_at
      ), lot AS (
-       INSERT INTO earning_lots (ledger_id, store_id, customer_id, order_id, points, available_at)
-       SELECT id, store_id, customer_id, order_id, points, available_at
-       FROM entry WHERE available_at IS NOT NULL
+       INSERT INTO earning_lots
+         (ledger_id, store_id, customer_id, order_id, points, available_at, released_at,
+          earned_at)
+       SELECT id, store_id, customer_id, order_id, points, coalesce(available_at, $13),
+              CASE WHEN available_at IS NULL THEN $13::timestamptz END, $13
+       FROM entry WHERE points > 0
      )
      SELECT id FROM entry ORDER BY id`,
     [
@@ -128,6 +144,7 @@ export async function appendLedgerEntries(
       entries.map((e) => e.note ?? null),
       pending,
       entries.map((e) => e.availableAt ?? null),
+      now,
     ],
   );
   // Identities are drawn in the insert's order, which is the entries' order.

@@ -247,6 +247,7 @@ export class OrdersService {
         orderId: entry.order.id,
         availableAt: entry.availableAt,
       })),
+      now,
     );
     await markOrdersProcessed(
       tx,
@@ -392,16 +393,20 @@ export class OrdersService {
     const customer = { externalId: order.customer_external_id };
     const events: OutboxEvent[] = [];
     if (delta > 0) {
-      const [appended] = await appendLedgerEntries(tx, [
-        {
-          storeId: order.store_id,
-          customerId,
-          kind: "refund_deduction",
-          points: -delta,
-          orderId: order.id,
-          refundId: refund.id,
-        },
-      ]);
+      const [appended] = await appendLedgerEntries(
+        tx,
+        [
+          {
+            storeId: order.store_id,
+            customerId,
+            kind: "refund_deduction",
+            points: -delta,
+            orderId: order.id,
+            refundId: refund.id,
+          },
+        ],
+        this.clock(),
+      );
       events.push({
         type: "POINTS_DEDUCTED",
         data: {

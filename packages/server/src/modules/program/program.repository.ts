@@ -1,20 +1,43 @@
-import type { ProgramSettings } from "@loyalty/shared-types";
+import type { ExpiryPolicy, ProgramSettings } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 
 /** Every setting at its default: the spec's behaviour, for a store that never set any. */
-export const DEFAULT_PROGRAM_SETTINGS: ProgramSettings = { pendingDays: 0 };
+export const DEFAULT_PROGRAM_SETTINGS: ProgramSettings = {
+  pendingDays: 0,
+  expiry: { mode: "off" },
+};
+
+interface SettingsRow {
+  pending_days: number;
+  expiry_mode: ExpiryPolicy["mode"];
+  expiry_months: number | null;
+  expiry_warning_days: number;
+}
+
+function settingsOf(row: SettingsRow): ProgramSettings {
+  const expiry: ExpiryPolicy =
+    row.expiry_mode === "off" || row.expiry_months === null
+      ? { mode: "off" }
+      : {
+          mode: row.expiry_mode,
+          months: row.expiry_months,
+          warningDays: row.expiry_warning_days,
+        };
+  return { pendingDays: row.pending_days, expiry };
+}
 
 /** How the store's programme runs; the defaults while it has set nothing. */
 export async function findProgramSettings(
   db: Queryable,
   storeId: number,
 ): Promise<ProgramSettings> {
-  const { rows } = await db.query<{ pending_days: number }>(
-    `SELECT pending_days FROM program_settings WHERE store_id = $1`,
+  const { rows } = await db.query<SettingsRow>(
+    `SELECT pending_days, expiry_mode, expiry_months, expiry_warning_days
+     FROM program_settings WHERE store_id = $1`,
     [storeId],
   );
   const row = rows[0];
-  return row ? { pendingDays: row.pending_days } : DEFAULT_PROGRAM_SETTINGS;
+  return row ? settingsOf(row) : DEFAULT_PROGRAM_SETTINGS;
 }
 
 export async function saveProgramSettings(
@@ -22,9 +45,20 @@ export async function saveProgramSettings(
   storeId: number,
   settings: ProgramSettings,
 ): Promise<void> {
+  const { expiry } = settings;
   await db.query(
-    `INSERT INTO program_settings (store_id, pending_days) VALUES ($1, $2)
-     ON CONFLICT (store_id) DO UPDATE SET pending_days = excluded.pending_days, updated_at = now()`,
-    [storeId, settings.pendingDays],
+    `INSERT INTO program_settings
+       (store_id, pending_days, expiry_mode, expiry_months, expiry_warning_days)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (store_id) DO UPDATE SET pending_days = excluded.pending_days,
+       expiry_mode = excluded.expiry_mode, expiry_months = excluded.expiry_months,
+       expiry_warning_days = excluded.expiry_warning_days, updated_at = now()`,
+    [
+      storeId,
+      settings.pendingDays,
+      expiry.mode,
+      expiry.mode === "off" ? null : expiry.months,
+      expiry.mode === "off" ? 30 : expiry.warningDays,
+    ],
   );
 }

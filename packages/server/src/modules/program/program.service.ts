@@ -3,21 +3,51 @@ import {
   type ProgramSettings,
   type ProgramSettingsInput,
 } from "@loyalty/shared-types";
+import type { Logger } from "pino";
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
+import { withTransaction, type Queryable } from "../../db/pool.js";
 import { parseRequest } from "../../http/validate.js";
-import { releaseDueLots } from "../ledger/ledger.repository.js";
+import { enqueue } from "../../jobs/queue.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
+import { appendLedgerEntries, releaseDueLots } from "../ledger/ledger.repository.js";
+import { expiryWarningEmail } from "./expiry-email.js";
+import {
+  dueInactivityExpiry,
+  dueLifetimeExpiry,
+  findExpiryRecipient,
+  warnInactivityExpiry,
+  warnLifetimeExpiry,
+  type Batch,
+  type Expiring,
+  type ExpiryWarning,
+} from "./expiry.repository.js";
 import { findProgramSettings, saveProgramSettings } from "./program.repository.js";
 
-/** Lots freed per transaction: short transactions, each holding few customers' rows. */
-const RELEASE_BATCH = 5_000;
+/** Rows (lots or customers) per transaction: short transactions, each holding few rows. */
+const BATCH = 5_000;
+
+/** Writes each store's events of a batch (the outbox takes one store at a time). */
+async function recordByStore(
+  db: Queryable,
+  events: readonly { storeId: number; event: OutboxEvent }[],
+): Promise<void> {
+  const byStore = new Map<number, OutboxEvent[]>();
+  for (const { storeId, event } of events) {
+    byStore.set(storeId, [...(byStore.get(storeId) ?? []), event]);
+  }
+  for (const [storeId, storeEvents] of byStore) await recordEvents(db, storeId, storeEvents);
+}
 
 /** The programme's settings, and the jobs that apply them over time. */
 export class ProgramService {
   constructor(
     private readonly pool: pg.Pool,
-    /** What today is for pending periods (tests move it). */
+    /** What today is for pending periods and expiry (tests move it). */
     private readonly clock: Clock,
+    private readonly mailer: Mailer,
+    private readonly logger: Logger,
   ) {}
 
   settings(storeId: number): Promise<ProgramSettings> {
@@ -26,7 +56,8 @@ export class ProgramService {
 
   /**
    * Sets the whole document; errors name the fields. Points already earned keep the date they
-   * become spendable: a setting applies to what is earned from now on.
+   * become spendable: a setting applies to what is earned from now on. An expiry policy applies
+   * to every point, with its warning first.
    */
   async saveSettings(storeId: number, input: ProgramSettingsInput): Promise<ProgramSettings> {
     await saveProgramSettings(
@@ -41,7 +72,7 @@ export class ProgramService {
    * Frees every held earning whose date has come, in batches of their own transactions, and
    * returns how many. Lots a refund is taking points back from are left to the next run.
    */
-  async releaseDuePoints(batchSize = RELEASE_BATCH): Promise<number> {
+  async releaseDuePoints(batchSize = BATCH): Promise<number> {
     const now = this.clock();
     let released = 0;
     for (;;) {
@@ -49,5 +80,132 @@ export class ProgramService {
       released += freed;
       if (freed < batchSize) return released;
     }
+  }
+
+  /**
+   * Applies the stores' expiry policies as of now: warns the customers whose points expire
+   * within the warning period (`POINTS_EXPIRING`, and an email job), then expires what is due
+   * (`expiry` transactions, `POINTS_EXPIRED`). In batches, each its own transaction; returns
+   * how many customers were warned (stores with no warning period warn nobody) and how many
+   * lost points.
+   */
+  async expirePoints(batchSize = BATCH): Promise<{ warned: number; expired: number }> {
+    const now = this.clock();
+    let warned = 0;
+    let expired = 0;
+    for (const warn of [warnLifetimeExpiry, warnInactivityExpiry]) {
+      warned += await this.inBatches(
+        batchSize,
+        (tx) => warn(tx, now, batchSize),
+        (tx, items) => this.announce(tx, items),
+      );
+    }
+    for (const due of [dueLifetimeExpiry, dueInactivityExpiry]) {
+      expired += await this.inBatches(
+        batchSize,
+        (tx) => due(tx, now, batchSize),
+        (tx, items) => this.expire(tx, items, now),
+      );
+    }
+    return { warned, expired };
+  }
+
+  /** Sends a customer's expiry warning (the job `announce` queued). */
+  async sendExpiryWarning(warning: {
+    customerId: number;
+    points: number;
+    expiresAt: string;
+  }): Promise<void> {
+    const recipient = await findExpiryRecipient(this.pool, warning.customerId);
+    // Erased, or the address gone since: nothing to send.
+    if (!recipient) return;
+    await this.mailer.send(
+      expiryWarningEmail({
+        ...recipient,
+        to: recipient.email,
+        points: warning.points,
+        expiresAt: new Date(warning.expiresAt),
+      }),
+    );
+    this.logger.info({ customerId: warning.customerId }, "points expiry warning sent");
+  }
+
+  /**
+   * Runs `find` then `apply` in a transaction per batch until a batch is not full; returns the
+   * sum of what `apply` counted.
+   */
+  private async inBatches<T>(
+    batchSize: number,
+    find: (tx: Queryable) => Promise<Batch<T>>,
+    apply: (tx: Queryable, items: T[]) => Promise<number>,
+  ): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const processed = await withTransaction(this.pool, async (tx) => {
+        const batch = await find(tx);
+        done += await apply(tx, batch.items);
+        return batch.processed;
+      });
+      if (processed < batchSize) return done;
+    }
+  }
+
+  /** Announces the warnings of stores that warn ahead; returns how many. */
+  private async announce(tx: Queryable, warnings: ExpiryWarning[]): Promise<number> {
+    const told = warnings.filter((warning) => warning.announce);
+    await recordByStore(
+      tx,
+      told.map((warning) => ({
+        storeId: warning.storeId,
+        event: {
+          type: "POINTS_EXPIRING",
+          data: {
+            customer: { externalId: warning.externalId },
+            points: warning.points,
+            expiresAt: warning.expiresAt.toISOString(),
+            emailed: warning.email !== null,
+          },
+        },
+      })),
+    );
+    for (const warning of told) {
+      if (warning.email === null) continue;
+      await enqueue(tx, "send-expiry-warning", {
+        customerId: warning.customerId,
+        points: warning.points,
+        expiresAt: warning.expiresAt.toISOString(),
+      });
+    }
+    return told.length;
+  }
+
+  /** Writes the expiries and their events; returns how many customers lost points. */
+  private async expire(tx: Queryable, expiring: Expiring[], now: Date): Promise<number> {
+    if (expiring.length === 0) return 0;
+    const appended = await appendLedgerEntries(
+      tx,
+      expiring.map((customer) => ({
+        storeId: customer.storeId,
+        customerId: customer.customerId,
+        kind: "expiry" as const,
+        points: -customer.points,
+      })),
+      now,
+    );
+    await recordByStore(
+      tx,
+      expiring.map((customer, index) => ({
+        storeId: customer.storeId,
+        event: {
+          type: "POINTS_EXPIRED",
+          data: {
+            customer: { externalId: customer.externalId },
+            points: customer.points,
+            balance: appended[index]?.balanceAfter as number,
+          },
+        },
+      })),
+    );
+    return expiring.length;
   }
 }

@@ -14,4 +14,29 @@ export const programTaskDefinitions = {
     // Once a minute; the named queue runs one at a time, so a long run is never overlapped.
     cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "pending-points" } },
   }),
+  /** Warns of points about to expire, and expires those whose date has come. */
+  "expire-points": defineTask({
+    payload: z.object({}),
+    handler:
+      ({ program }: Pick<Services, "program">) =>
+      async () => {
+        await program.expirePoints();
+      },
+    // Once a minute: a date reached is acted on within the minute. The named queue runs one
+    // at a time; a run with nothing due reads a few index entries.
+    cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "points-expiry" } },
+  }),
+  /** The email of a `POINTS_EXPIRING` warning, to a customer whose address the service has. */
+  "send-expiry-warning": defineTask({
+    payload: z.object({
+      customerId: z.number().int().positive(),
+      points: z.number().int().positive(),
+      expiresAt: z.iso.datetime({ offset: true }),
+    }),
+    handler:
+      ({ program }: Pick<Services, "program">) =>
+      async (warning) => {
+        await program.sendExpiryWarning(warning);
+      },
+  }),
 };

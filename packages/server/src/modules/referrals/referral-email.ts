@@ -1,4 +1,5 @@
 import type { VoucherTerms } from "@loyalty/shared-types";
+import { emailHtml, wordingFor } from "../../mail/html.js";
 import type { MailMessage } from "../../mail/mailer.js";
 
 export interface InvitationInput {
@@ -66,29 +67,9 @@ const WORDINGS: Record<"en" | "fr", Wording> = {
   },
 };
 
-const HTML_ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] as string);
-}
-
-/** `fr-CA` reads the French wording; a language without one reads English. */
-function wordingFor(language: string): { wording: Wording; locale: string } {
-  const base = language.slice(0, 2).toLowerCase();
-  return base === "fr"
-    ? { wording: WORDINGS.fr, locale: language }
-    : { wording: WORDINGS.en, locale: "en" };
-}
-
 /** The invitation a referee receives, in their language: subject, text and HTML. */
 export function invitationEmail(input: InvitationInput): MailMessage {
-  const { wording, locale } = wordingFor(input.language);
+  const { wording, locale } = wordingFor(WORDINGS, input.language);
   const { terms } = input;
   const money = (amount: number) =>
     new Intl.NumberFormat(locale, { style: "currency", currency: terms.currency ?? "EUR" }).format(
@@ -107,16 +88,14 @@ export function invitationEmail(input: InvitationInput): MailMessage {
   ];
   const footer = wording.footer(input.storeName);
   const text = [...paragraphs, `${wording.button}: ${input.link}`, "", footer].join("\n\n");
-  const link = escapeHtml(input.link);
-  const html = `<!doctype html>
-<html lang="${escapeHtml(locale)}">
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2937">
-${paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join("\n")}
-<p><a href="${link}" style="display: inline-block; padding: 12px 20px; background: #111827; color: #ffffff; text-decoration: none; border-radius: 6px">${escapeHtml(wording.button)}</a></p>
-<p style="font-size: 13px">${escapeHtml(wording.linkHelp)} <a href="${link}">${link}</a></p>
-<p style="font-size: 12px; color: #6b7280">${escapeHtml(footer)}</p>
-</body>
-</html>`;
+  const html = emailHtml({
+    locale,
+    paragraphs,
+    button: wording.button,
+    link: input.link,
+    linkHelp: wording.linkHelp,
+    footer,
+  });
   return {
     to: input.to,
     subject: wording.subject(input.storeName, input.referrerName),

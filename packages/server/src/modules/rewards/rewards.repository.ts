@@ -300,6 +300,8 @@ export async function releaseClaim(
 export async function confirmClaims(
   db: Queryable,
   claimIds: readonly number[],
+  /** The service's clock: spending is the customers' activity. */
+  now: Date,
 ): Promise<(number | undefined)[]> {
   const { rows } = await db.query<{ id: number; balance: number }>({
     // Prepared once per connection: every claim runs it, and planning it costs as much as
@@ -318,7 +320,8 @@ export async function confirmClaims(
        FOR NO KEY UPDATE OF c
      ), customer AS (
        UPDATE customers c SET balance = c.balance - locked.points,
-         reserved_points = c.reserved_points - locked.points, updated_at = now()
+         reserved_points = c.reserved_points - locked.points, last_activity_at = $3,
+         updated_at = now()
        FROM locked WHERE c.id = locked.id
        RETURNING c.id, c.external_id, c.balance
      ), settled AS (
@@ -344,7 +347,7 @@ export async function confirmClaims(
      -- The REWARD_OBTAINED payload above is eventDataSchemas.REWARD_OBTAINED (tests parse it).
      SELECT id, balance_after AS balance, (SELECT count(*) FROM jobs) AS jobs
      FROM settled`,
-    values: [claimIds, outboxJobTask],
+    values: [claimIds, outboxJobTask, now],
   });
   const balances = new Map(rows.map((row) => [row.id, row.balance]));
   return claimIds.map((id) => balances.get(id));

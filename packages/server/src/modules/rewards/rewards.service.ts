@@ -5,6 +5,7 @@ import type {
   RewardListResponse,
 } from "@loyalty/shared-types";
 import type pg from "pg";
+import type { Clock } from "../../clock.js";
 import type { Logger } from "pino";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import { Batcher } from "../../db/batcher.js";
@@ -77,12 +78,14 @@ export class RewardsService {
     private readonly logger: Logger,
     /** Age after which a reserved claim's request is presumed dead (CLAIM_RECONCILE_AFTER_MS). */
     private readonly reconcileAfterMs: number,
+    /** When a claim spends points: the customer's last activity (inactivity expiry). */
+    private readonly clock: Clock,
   ) {
     this.reservations = new Batcher((claims) => reserveInTurns(pool, claims), {
       maxBatch: 100,
       maxInFlight: 1,
     });
-    this.confirmations = new Batcher((claimIds) => confirmClaims(pool, claimIds), {
+    this.confirmations = new Batcher((claimIds) => confirmClaims(pool, claimIds, this.clock()), {
       maxBatch: 100,
       maxInFlight: 1,
     });
