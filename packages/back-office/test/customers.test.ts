@@ -80,6 +80,7 @@ const HISTORY = [
     orderExternalId: null,
     rewardId: 12,
     referralId: null,
+    activity: null,
     createdAt: "2026-09-14T09:30:00.000Z",
     pendingPoints: 0,
     availableAt: null,
@@ -93,6 +94,7 @@ const HISTORY = [
     orderExternalId: "5001",
     rewardId: null,
     referralId: null,
+    activity: null,
     createdAt: "2026-09-14T09:12:04.000Z",
     // Held by the store's pending period until then.
     pendingPoints: 110,
@@ -486,6 +488,7 @@ describe("a customer's page", () => {
               orderExternalId: null,
               rewardId: null,
               referralId: null,
+              activity: null,
               createdAt: "2026-09-15T10:00:00.000Z",
               pendingPoints: 0,
               availableAt: null,

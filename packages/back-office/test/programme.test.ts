@@ -72,7 +72,7 @@ const CLUBS = [
 function serveProgramme(
   rules: AttributionRule[] = RULES,
   clubs: Club[] = CLUBS,
-  settings: ProgramSettings = { pendingDays: 0, expiry: { mode: "off" } },
+  settings: ProgramSettings = { pendingDays: 0, expiry: { mode: "off" }, activities: [] },
 ): void {
   serve(
     http.get(api("rules"), () => HttpResponse.json(rules)),
@@ -655,7 +655,7 @@ describe("the programme settings", () => {
   const days = () => page.getByRole("spinbutton", { name: "Days an order's points stay pending" });
 
   test("show the pending period, and save a new one with the keyboard alone", async () => {
-    serveProgramme(RULES, CLUBS, { pendingDays: 14, expiry: { mode: "off" } });
+    serveProgramme(RULES, CLUBS, { pendingDays: 14, expiry: { mode: "off" }, activities: [] });
     serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
     await openProgramme();
     await expect.element(page.getByRole("group", { name: "Pending period" })).toBeVisible();
@@ -670,6 +670,8 @@ describe("the programme settings", () => {
     await userEvent.tab();
     expect(focused()).toBe(page.getByRole("combobox", { name: "Points expire" }).element());
     await userEvent.tab();
+    expect(focused()).toBe(page.getByRole("button", { name: "Add a way to earn" }).element());
+    await userEvent.tab();
     expect(focused()).toBe(
       page.getByRole("button", { name: "Save the programme settings" }).element(),
     );
@@ -678,7 +680,11 @@ describe("the programme settings", () => {
     await expect.element(saved).toBeVisible();
     expect(focused()).toBe(saved.element());
     const [sent] = requestsTo(settingsPath).filter((r) => r.method === "PUT");
-    expect(await sent!.json()).toEqual({ pendingDays: 30, expiry: { mode: "off" } });
+    expect(await sent!.json()).toEqual({
+      pendingDays: 30,
+      expiry: { mode: "off" },
+      activities: [],
+    });
     await expectNoAxeViolations();
   });
 
@@ -705,6 +711,7 @@ describe("the programme settings", () => {
     expect(await sent!.json()).toEqual({
       pendingDays: 0,
       expiry: { mode: "lifetime", months: 24, warningDays: 30 },
+      activities: [],
     });
 
     // Back to never: the period's fields go, and so does the policy.
@@ -716,7 +723,57 @@ describe("the programme settings", () => {
         const puts = requestsTo(settingsPath).filter((r) => r.method === "PUT");
         return puts.length === 2 ? await puts[1]!.json() : undefined;
       })
-      .toEqual({ pendingDays: 0, expiry: { mode: "off" } });
+      .toEqual({ pendingDays: 0, expiry: { mode: "off" }, activities: [] });
+  });
+
+  test("adds, keeps and removes ways to earn beyond orders", async () => {
+    serveProgramme(RULES, CLUBS, {
+      pendingDays: 0,
+      expiry: { mode: "off" },
+      activities: [{ kind: "signup", label: "", points: 100, limit: null }],
+    });
+    serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
+    await openProgramme();
+    const ways = page.getByRole("group", { name: "Ways to earn beyond orders" });
+    // A kind is typed, with the built-in kinds suggested.
+    const kinds = ways.getByRole("combobox", { name: "Kind" });
+    await expect.element(kinds).toHaveValue("signup");
+
+    await userEvent.click(page.getByRole("button", { name: "Add a way to earn" }));
+    await expect.poll(() => kinds.elements().length).toBe(2);
+    expect(focused()).toBe(kinds.elements()[1]);
+    await userEvent.keyboard("photo_review");
+    await userEvent.fill(
+      ways.getByRole("textbox", { name: "Name shown to customers" }).nth(1),
+      "Photo review",
+    );
+    await userEvent.fill(ways.getByRole("spinbutton", { name: "Points" }).nth(1), "80");
+    await userEvent.fill(ways.getByRole("spinbutton", { name: "At most (times)" }).nth(1), "2");
+    await userEvent.selectOptions(ways.getByRole("combobox", { name: "Per" }).nth(1), "month");
+    await expectNoAxeViolations();
+    await userEvent.click(page.getByRole("button", { name: "Save the programme settings" }));
+    await expect
+      .element(page.getByRole("status").filter({ hasText: "Programme settings saved." }))
+      .toBeVisible();
+    const [sent] = requestsTo(settingsPath).filter((r) => r.method === "PUT");
+    expect(await sent!.json()).toEqual({
+      pendingDays: 0,
+      expiry: { mode: "off" },
+      activities: [
+        { kind: "signup", label: "", points: 100, limit: null },
+        {
+          kind: "photo_review",
+          label: "Photo review",
+          points: 80,
+          limit: { count: 2, period: "month" },
+        },
+      ],
+    });
+
+    await userEvent.click(page.getByRole("button", { name: "Remove Sign-up" }));
+    expect(focused()).toBe(page.getByRole("button", { name: "Add a way to earn" }).element());
+    await expect.poll(() => kinds.elements().length).toBe(1);
+    await expect.element(kinds.first()).toHaveValue("photo_review");
   });
 
   test("a value the operation refuses is explained next to the field, and nothing is sent", async () => {
@@ -761,7 +818,7 @@ describe("the programme screen", () => {
       }),
       http.get(api("clubs"), () => HttpResponse.json(CLUBS)),
       http.get(api("program-settings"), () =>
-        HttpResponse.json({ pendingDays: 0, expiry: { mode: "off" } }),
+        HttpResponse.json({ pendingDays: 0, expiry: { mode: "off" }, activities: [] }),
       ),
     );
     await startApp(programmePath, signedIn);

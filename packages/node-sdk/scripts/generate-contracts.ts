@@ -106,6 +106,16 @@ const TYPES: [name: string, expression: string, doc: string][] = [
     "C.CustomerHistoryResponseV2",
     "A page of a customer's history, from revision 2026-06-18.",
   ],
+  [
+    "RecordActivityRequest",
+    "z.input<typeof C.recordActivityRequestSchema>",
+    "Something a customer did beyond ordering, for the store's ways to earn: credited once per `activityId`.",
+  ],
+  [
+    "RecordActivityResponse",
+    "C.RecordActivityResponse",
+    "What an activity earned: `credited`, `limit-reached` or `not-rewarded`, the same on every sending.",
+  ],
   ["VoucherTerms", "C.VoucherTerms", "What a discount code gives."],
   ["Voucher", "C.Voucher", "The current version of a reward's voucher."],
   ["Reward", "C.Reward", "A reward of the catalogue."],

@@ -14,6 +14,7 @@ import {
   type StoreContext,
 } from "./request.js";
 import { Customers } from "./resources/customers.js";
+import { Activities } from "./resources/activities.js";
 import { Orders } from "./resources/orders.js";
 import { Products } from "./resources/products.js";
 import { Referrals } from "./resources/referrals.js";
@@ -109,6 +110,8 @@ export class LoyaltyClient<R extends ApiRevision = DefaultRevision> {
   readonly baseUrl: string;
   /** Register orders and declare refunds. */
   readonly orders: Orders<R>;
+  /** Reward ways to earn beyond orders: sign-ups, birthdays, reviews… */
+  readonly activities: Activities;
   /** The points a product earns. */
   readonly products: Products;
   /** A customer's balance, club and history. */
@@ -172,6 +175,7 @@ export class LoyaltyClient<R extends ApiRevision = DefaultRevision> {
       customerHash: (externalId) => this.customerHash(externalId),
     };
     this.orders = new Orders<R>(transport);
+    this.activities = new Activities(transport);
     this.products = new Products(transport, store);
     this.customers = new Customers<R>(transport, store);
     this.rewards = new Rewards(transport, store);

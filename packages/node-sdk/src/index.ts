@@ -76,6 +76,8 @@ export type {
   ProductPointsWidgetResponse,
   ProgramPresentationConfig,
   ProgramPresentationWidgetResponse,
+  RecordActivityRequest,
+  RecordActivityResponse,
   RefereeCodeRequest,
   RefereeCodeResponse,
   ReferralStatus,

@@ -1,3 +1,4 @@
+import { activitiesRoutes } from "./modules/activities/activities.routes.js";
 import { adminAuthRoutes } from "./modules/admin/admin-auth.routes.js";
 import { customersAdminRoutes } from "./modules/customers/customers.admin.routes.js";
 import { customersRoutes } from "./modules/customers/customers.routes.js";
@@ -29,6 +30,7 @@ export function operationRoutes({ config, logger, services }: AppContext): Opera
     ...rewardsRoutes(services, storefrontMaxAge),
     ...widgetsRoutes(services, storefrontMaxAge),
     ...ordersRoutes(services),
+    ...activitiesRoutes(services),
     ...customersRoutes(services),
     ...referralsRoutes(services),
     ...adminAuthRoutes(services),

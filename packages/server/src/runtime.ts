@@ -22,6 +22,7 @@ import { OverviewService } from "./modules/overview/overview.service.js";
 import { PointsPreviewService, PointsService } from "./modules/points/points.service.js";
 import { DemoService } from "./modules/demo/demo.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
+import { ActivitiesService } from "./modules/activities/activities.service.js";
 import { OrdersService } from "./modules/orders/orders.service.js";
 import { ProgramService } from "./modules/program/program.service.js";
 import { ClubsService } from "./modules/points/clubs.service.js";
@@ -46,6 +47,7 @@ export interface Services {
   /** The Idempotency-Key of the POST operations: their kept responses. */
   idempotency: IdempotencyService;
   orders: OrdersService;
+  activities: ActivitiesService;
   program: ProgramService;
   rules: RulesService;
   clubs: ClubsService;
@@ -135,6 +137,7 @@ export function createServices(
     }),
     idempotency: new IdempotencyService(pool, secrets),
     orders: new OrdersService(pool, logger, clock),
+    activities: new ActivitiesService(pool, clock),
     program: new ProgramService(pool, clock, mailer, logger),
     rules,
     clubs,

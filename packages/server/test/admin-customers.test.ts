@@ -230,6 +230,7 @@ describe("POST /admin/stores/{storeId}/customers/{externalId}/adjustments", () =
         orderExternalId: null,
         rewardId: null,
         referralId: null,
+        activity: null,
         createdAt: expect.any(String),
         pendingPoints: 0,
         availableAt: null,

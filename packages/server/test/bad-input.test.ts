@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import querystring, { type ParsedUrlQuery } from "node:querystring";
 import {
+  recordActivityRequestSchema,
   ADMIN_OPERATIONS,
   API_REVISIONS,
   COMMON_ERROR_REASONS,
@@ -1266,6 +1267,32 @@ function specPlanArb(name: OperationName, calendar: Calendar): fc.Arbitrary<Plan
               const faults: Outcome[] = [...checked.faults];
               if (!auth.store) faults.push("unauthorized");
               // A good order of a good store is registered: not this suite's to send.
+              return { faults, maybe: checked.maybe };
+            },
+          ),
+        );
+    }
+
+    case "recordActivity": {
+      const templates = [OPERATION_EXAMPLES.recordActivity.request];
+      return fc
+        .record({ revision, auth: basicArb(), body: bodyArb(templates), query: junkParts })
+        .map(({ revision: r, auth, body, query }) =>
+          plan(
+            name,
+            definition,
+            {
+              revision: r,
+              path: definition.path,
+              query,
+              headers: { authorization: auth.header },
+              body,
+            },
+            ({ body: read }) => {
+              const checked = bodyFaults(read, recordActivityRequestSchema);
+              const faults: Outcome[] = [...checked.faults];
+              if (!auth.store) faults.push("unauthorized");
+              // A good activity of a good store is credited: not this suite's to send.
               return { faults, maybe: checked.maybe };
             },
           ),

@@ -269,6 +269,7 @@ describe("GET /point/user-history/{externalId}", () => {
       rewardId: null,
       voucherCode: null,
       referralId: null,
+      activity: null,
       note: null,
       // Additive fields, at their values for a store without a pending period.
       pendingPoints: 0,

@@ -375,6 +375,8 @@ export const adminTransactionSchema = z.object({
   orderExternalId: z.string().nullable(),
   rewardId: idSchema.nullable(),
   referralId: idSchema.nullable(),
+  /** The activity rewarded (activity bonus): the store's id for it, its kind and its name. */
+  activity: z.object({ id: z.string(), kind: z.string(), label: z.string() }).nullable(),
   createdAt: isoDateTimeSchema,
   /** How the transaction moved the pending points (see the customer history). */
   pendingPoints: pointsSchema,

@@ -67,6 +67,7 @@ export const ledgerKindSchema = z.enum([
   "referral_bonus",
   "manual_adjustment",
   "expiry",
+  "activity_bonus",
 ]);
 export type LedgerKind = z.infer<typeof ledgerKindSchema>;
 
@@ -97,6 +98,8 @@ const ledgerTransactionFields = {
   voucherCode: z.string().nullable(),
   /** The referral rewarded (referral bonus). */
   referralId: externalIdSchema.nullable(),
+  /** The activity rewarded (activity bonus): the store's id for it, its kind and its name. */
+  activity: z.object({ id: z.string(), kind: z.string(), label: z.string() }).nullable(),
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: z.string().nullable(),
   createdAt: isoDateTimeSchema,

@@ -37,7 +37,10 @@ export const eventDataSchemas = {
     orderedAt: isoDateTimeSchema,
   }),
   POINTS_EARNED: z.object({
-    order: eventOrderSchema,
+    /** The order that earned them; null for an activity (see `activity`). */
+    order: eventOrderSchema.nullable(),
+    /** Present for the points of an activity (`POST /api/activity`). */
+    activity: z.object({ id: z.string(), kind: z.string() }).optional(),
     customer: eventCustomerSchema,
     /** Points credited. */
     points: pointsSchema.min(1),

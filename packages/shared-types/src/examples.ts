@@ -180,6 +180,11 @@ const clubs = {
 const programSettings = {
   pendingDays: 14,
   expiry: { mode: "lifetime" as const, months: 12, warningDays: 30 },
+  activities: [
+    { kind: "signup", label: "", points: 100, limit: null },
+    { kind: "review", label: "", points: 50, limit: { count: 3, period: "month" as const } },
+    { kind: "photo_review", label: "Photo review", points: 80, limit: null },
+  ],
 };
 
 const history = {
@@ -203,6 +208,7 @@ const redemption = {
   rewardId: 12,
   voucherCode: "LOYAL-7KQ2-M9XD",
   referralId: null,
+  activity: null,
   note: null,
   createdAt: NOW,
   pendingPoints: 0,
@@ -219,6 +225,7 @@ const earning = {
   rewardId: null,
   voucherCode: null,
   referralId: null,
+  activity: null,
   note: null,
   createdAt: "2026-09-14T09:12:04.000Z",
   // Held by a 14-day pending period, counted from the order's date.
@@ -392,6 +399,7 @@ const adjustment = {
   orderExternalId: null,
   rewardId: null,
   referralId: null,
+  activity: null,
   createdAt: NOW,
   pendingPoints: 0,
   availableAt: null,
@@ -433,6 +441,22 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
         status: "pending",
         receivedAt: NOW,
       },
+    },
+  },
+  recordActivity: {
+    request: {
+      activityId: "review-88412",
+      kind: "review",
+      customer: { externalId: CUSTOMER_ID, email: "jane.doe@example.com" },
+      occurredAt: "2026-09-14T09:00:00.000Z",
+    },
+    response: {
+      activityId: "review-88412",
+      kind: "review",
+      outcome: "credited",
+      points: 50,
+      balance: 690,
+      recordedAt: NOW,
     },
   },
   refundOrder: {
@@ -818,6 +842,7 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
           orderExternalId: "5001",
           rewardId: null,
           referralId: null,
+          activity: null,
           createdAt: "2026-09-14T09:12:04.000Z",
           pendingPoints: 110,
           availableAt: "2026-09-28T09:00:00.000Z",
@@ -831,6 +856,7 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
           orderExternalId: null,
           rewardId: 12,
           referralId: null,
+          activity: null,
           createdAt: NOW,
           pendingPoints: 0,
           availableAt: null,

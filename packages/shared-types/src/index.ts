@@ -1,3 +1,4 @@
+export * from "./activities.js";
 export * from "./common.js";
 export * from "./customers.js";
 export * from "./errors.js";

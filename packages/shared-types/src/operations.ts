@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { recordActivityRequestSchema, recordActivityResponseSchema } from "./activities.js";
 import type { EventType } from "./events.js";
 import {
   customerAuthQuerySchema,
@@ -113,6 +114,21 @@ export const OPERATIONS = {
       "2026-01-01": registerOrderResponseV1Schema,
       "2026-06-18": registerOrderResponseV2Schema,
     },
+  },
+  recordActivity: {
+    method: "POST",
+    path: "/api/activity",
+    auth: "basic",
+    tag: "Activities",
+    summary:
+      "Reward something a customer did beyond ordering (sign-up, birthday, review, newsletter, social follow, a store's own kind); credited once per activityId",
+    successStatus: 201,
+    errors: ["validation-failed", "unauthorized"],
+    headers: basicRequestHeadersSchema,
+    events: ["POINTS_EARNED"],
+    maxBodyBytes: 16 * 1024,
+    body: recordActivityRequestSchema,
+    response: recordActivityResponseSchema,
   },
   refundOrder: {
     method: "POST",

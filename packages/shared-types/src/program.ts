@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { activityRulesSchema } from "./activities.js";
 
 /** The longest pending period a store may set: a year covers every return policy. */
 export const MAX_PENDING_DAYS = 365;
@@ -46,6 +47,8 @@ export const programSettingsSchema = z
     pendingDays: z.number().int().min(0).max(MAX_PENDING_DAYS).default(0),
     /** When points expire; `{ "mode": "off" }` (default): never. */
     expiry: expiryPolicySchema.default({ mode: "off" }),
+    /** Ways to earn beyond orders (`POST /api/activity`): none by default. */
+    activities: activityRulesSchema.default([]),
   })
   .strict();
 export type ProgramSettings = z.output<typeof programSettingsSchema>;

@@ -76,6 +76,7 @@ const transaction = {
   rewardId: null,
   voucherCode: null,
   referralId: null,
+  activity: null,
   note: null,
   createdAt: "2026-03-10T00:00:00.000Z",
   pendingPoints: 0,

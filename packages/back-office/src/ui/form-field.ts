@@ -35,6 +35,8 @@ export interface InputFieldOptions extends FieldBase {
   step?: number | string;
   maxlength?: number;
   spellcheck?: boolean;
+  /** The id of a `<datalist>` of suggestions, in the same root. */
+  list?: string;
   /** Called on each change of the value, as the user types. */
   onInput?: (event: InputEvent) => void;
 }
@@ -96,6 +98,7 @@ export function inputField(options: InputFieldOptions): TemplateResult {
         max=${ifDefined(options.max)}
         step=${ifDefined(options.step)}
         maxlength=${ifDefined(options.maxlength)}
+        list=${ifDefined(options.list)}
         spellcheck=${ifDefined(options.spellcheck === undefined ? undefined : String(options.spellcheck))}
         aria-describedby=${ifDefined(describedBy)}
         aria-invalid=${options.error ? "true" : "false"}

@@ -71,7 +71,8 @@ export type LedgerKind =
   | "reward_redemption"
   | "referral_bonus"
   | "manual_adjustment"
-  | "expiry";
+  | "expiry"
+  | "activity_bonus";
 
 /** What a discount code gives. */
 export type VoucherKind = "fixed_amount" | "percentage" | "free_shipping";
@@ -260,6 +261,12 @@ export type LedgerTransactionV1 = {
   voucherCode: string | null;
   /** The referral rewarded (referral bonus). */
   referralId: number | null;
+  /** The activity rewarded (activity bonus): the store's id for it, its kind and its name. */
+  activity: {
+    id: string;
+    kind: string;
+    label: string;
+  } | null;
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: string | null;
   createdAt: string;
@@ -293,6 +300,12 @@ export type LedgerTransactionV2 = {
   voucherCode: string | null;
   /** The referral rewarded (referral bonus). */
   referralId: number | null;
+  /** The activity rewarded (activity bonus): the store's id for it, its kind and its name. */
+  activity: {
+    id: string;
+    kind: string;
+    label: string;
+  } | null;
   /** A human-readable reason (the admin's note for manual adjustments). */
   note: string | null;
   createdAt: string;
@@ -400,6 +413,31 @@ export type CustomerHistoryResponseV2 = {
   } | null;
   /** Pass as `cursor` to read the next page; null on the last page. */
   nextCursor: string | null;
+};
+
+/** Something a customer did beyond ordering, for the store's ways to earn: credited once per `activityId`. */
+export type RecordActivityRequest = {
+  /**
+   * The store's own identifier of this activity (the review's id, `signup-1001`): the same
+   * activity sent again, however often and concurrently, is credited once.
+   */
+  activityId: string;
+  kind: string;
+  customer: OrderCustomer;
+  /** When it happened; the time of the request otherwise. */
+  occurredAt?: string | undefined;
+};
+
+/** What an activity earned: `credited`, `limit-reached` or `not-rewarded`, the same on every sending. */
+export type RecordActivityResponse = {
+  activityId: string;
+  kind: string;
+  outcome: "credited" | "limit-reached" | "not-rewarded";
+  /** Points credited (0 unless credited). */
+  points: number;
+  /** The customer's balance after the activity. */
+  balance: number;
+  recordedAt: string;
 };
 
 /** What a discount code gives. */
@@ -677,10 +715,11 @@ export type WebhookEvent =
       type: "POINTS_EARNED";
       createdAt: string;
       data: {
+        /** The order that earned them; null for an activity (see `activity`). */
         order: {
           externalId: string;
           externalReference: string | null;
-        };
+        } | null;
         customer: {
           externalId: number;
         };
@@ -688,6 +727,13 @@ export type WebhookEvent =
         points: number;
         /** The customer's balance after the credit. */
         balance: number;
+        /** Present for the points of an activity (`POST /api/activity`). */
+        activity?:
+          | {
+              id: string;
+              kind: string;
+            }
+          | undefined;
         /**
          * Present when the store's pending period holds the points: when they become spendable.
          * The balance above already counts them.

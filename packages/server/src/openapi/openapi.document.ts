@@ -348,6 +348,8 @@ const responseHeadersOf = (operation: OperationDefinition) =>
 const TAGS: Record<string, string> = {
   Orders:
     "Registering orders and declaring refunds (Basic authentication). Points are computed asynchronously.",
+  Activities:
+    "Ways to earn beyond orders (Basic authentication): sign-ups, birthdays, reviews, newsletter subscriptions, social follows and the store's own kinds, credited once per activityId.",
   Points: "What a product would earn under the store's attribution rules.",
   Customers: "A customer's balance, transactions and club.",
   Rewards: "The reward catalogue and the exchange of points for voucher codes.",
@@ -367,7 +369,7 @@ const TAGS: Record<string, string> = {
   "Admin: webhooks": "Endpoints to which the store's events are delivered, signed.",
   "Admin: referral programme": "The referrer's bonus and the referee's voucher.",
   "Admin: programme settings":
-    "How the points programme runs beyond the defaults: the pending period. Every setting defaults to the behaviour the API reference describes.",
+    "How the points programme runs beyond the defaults: the pending period, expiry, the ways to earn beyond orders. Every setting defaults to the behaviour the API reference describes.",
   "Admin: customers":
     "Customer search, a customer's profile and ledger, manual point adjustments and GDPR requests.",
   "Admin: overview":

@@ -44,6 +44,7 @@ const en = {
   referral_bonus: "Referral bonus",
   manual_adjustment: "Adjustment",
   expiry: "Expired points",
+  activity_bonus: "Bonus",
 };
 
 export type StringKey = keyof typeof en;
@@ -90,6 +91,7 @@ const fr: Partial<Record<StringKey, string>> = {
   referral_bonus: "Bonus de parrainage",
   manual_adjustment: "Ajustement",
   expiry: "Points expirés",
+  activity_bonus: "Bonus",
 };
 
 const tables: Record<string, Partial<Record<StringKey, string>>> = { en, fr };

@@ -412,6 +412,7 @@ const claimed = {
   rewardId: 2,
   voucherCode: "LOYAL-5OFF",
   referralId: null,
+  activity: null,
   note: null,
   createdAt: "2026-11-05T10:00:00.000Z",
   pendingPoints: 0,

@@ -339,7 +339,10 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
           ? html`<ul class="transactions">
               ${transactions.map((transaction) => {
                 const { order, points: change } = transaction;
-                const reference = order && (order.externalReference ?? order.externalId);
+                const reference =
+                  (order && (order.externalReference ?? order.externalId)) ||
+                  transaction.activity?.label ||
+                  "";
                 return html`<li part="transaction" tabindex="-1">
                   <span
                     >${t(transaction.kind)} ${reference}

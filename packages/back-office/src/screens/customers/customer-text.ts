@@ -32,6 +32,8 @@ export function kindLabel(kind: LedgerKind): string {
       return msg("Adjustment by hand");
     case "expiry":
       return msg("Points expired");
+    case "activity_bonus":
+      return msg("Bonus for an activity");
   }
 }
 
@@ -43,6 +45,10 @@ export function causeOf(transaction: Transaction, now = Date.now()): string[] {
   }
   if (transaction.rewardId !== null) causes.push(msg(str`Reward ${transaction.rewardId}`));
   if (transaction.referralId !== null) causes.push(msg(str`Referral ${transaction.referralId}`));
+  if (transaction.activity !== null) {
+    const { id, kind, label } = transaction.activity;
+    causes.push(msg(str`${label || kind} (${id})`));
+  }
   if (transaction.note) causes.push(msg(str`Note: ${transaction.note}`));
   if (transaction.availableAt !== null) {
     const date = formatDate(transaction.availableAt);

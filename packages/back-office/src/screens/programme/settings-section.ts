@@ -1,8 +1,10 @@
-import { msg } from "@lit/localize";
+import { msg, str } from "@lit/localize";
 import { Task } from "@lit/task";
 import {
+  BUILT_IN_ACTIVITY_KINDS,
   MAX_EXPIRY_MONTHS,
   MAX_PENDING_DAYS,
+  type ActivityPeriod,
   type ExpiryMode,
   type ProgramSettings,
   type ProgramSettingsInput,
@@ -24,6 +26,44 @@ import { base, recordStyles } from "../../ui/styles.js";
 import { focusAfterUpdate, savedStatus } from "../integrations/form-parts.js";
 
 const FIELDS = ["pendingDays", "expiry.mode", "expiry.months", "expiry.warningDays"];
+const ACTIVITY_FIELDS = ["kind", "label", "points", "limit.count", "limit.period"];
+
+/** A way to earn as the form holds it: text, as typed. */
+interface ActivityDraft {
+  kind: string;
+  label: string;
+  points: string;
+  count: string;
+  period: ActivityPeriod | "";
+}
+
+function draftOf(rule: ProgramSettings["activities"][number]): ActivityDraft {
+  return {
+    kind: rule.kind,
+    label: rule.label,
+    points: String(rule.points),
+    count: rule.limit ? String(rule.limit.count) : "",
+    period: rule.limit?.period ?? "",
+  };
+}
+
+/** A kind in words: the built-in ones translated, a store's own as it named it. */
+function kindName(kind: string): string {
+  switch (kind) {
+    case "signup":
+      return msg("Sign-up");
+    case "birthday":
+      return msg("Birthday");
+    case "review":
+      return msg("Review");
+    case "newsletter":
+      return msg("Newsletter subscription");
+    case "social_follow":
+      return msg("Social follow");
+    default:
+      return kind;
+  }
+}
 
 /**
  * How the store's programme runs beyond the defaults (`getProgramSettings`): the pending period
@@ -56,6 +96,24 @@ export class ProgramSettingsSection extends BoElement {
       fieldset {
         margin-block-end: var(--bo-space);
       }
+      ol.activities {
+        display: grid;
+        gap: 0.75rem;
+        margin: 0 0 0.75rem;
+        padding: 0;
+        list-style: none;
+      }
+      .activity {
+        padding: 0.75rem 1rem;
+        border: 1px solid var(--bo-border);
+        border-radius: var(--bo-radius);
+        background: var(--bo-surface);
+      }
+      .limit {
+        display: grid;
+        grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+        gap: 0 0.5rem;
+      }
       .row {
         display: grid;
         gap: 0 var(--bo-space);
@@ -75,6 +133,7 @@ export class ProgramSettingsSection extends BoElement {
     saving: { state: true },
     saved: { state: true },
     mode: { state: true },
+    activities: { state: true },
   };
 
   declare storeId: number;
@@ -84,6 +143,8 @@ export class ProgramSettingsSection extends BoElement {
   declare saved: boolean;
   /** The expiry mode chosen in the form: its period fields show unless it is off. */
   declare mode: ExpiryMode;
+  /** The ways to earn in the form, as typed: rows are added and removed before saving. */
+  declare activities: ActivityDraft[];
 
   readonly #load = new Task(this, {
     task: ([storeId], { signal }) =>
@@ -92,6 +153,7 @@ export class ProgramSettingsSection extends BoElement {
     onComplete: (settings) => {
       this.settings = settings;
       this.mode = settings.expiry.mode;
+      this.activities = settings.activities.map(draftOf);
     },
   });
 
@@ -102,6 +164,7 @@ export class ProgramSettingsSection extends BoElement {
     this.saving = false;
     this.saved = false;
     this.mode = "off";
+    this.activities = [];
   }
 
   protected override render() {
@@ -142,7 +205,7 @@ export class ProgramSettingsSection extends BoElement {
           error: fields["pendingDays"],
         })}
       </fieldset>
-      ${this.#renderExpiry()}
+      ${this.#renderExpiry()} ${this.#renderActivities()}
       <button class="button button--primary" aria-disabled=${this.saving ? "true" : "false"}>
         ${this.saving ? msg("Saving…") : msg("Save the programme settings")}
       </button>
@@ -210,6 +273,129 @@ export class ProgramSettingsSection extends BoElement {
     </fieldset>`;
   }
 
+  #renderActivities() {
+    const fields = this.errors.fields;
+    const periods: { value: ActivityPeriod | ""; label: string }[] = [
+      { value: "", label: msg("No limit") },
+      { value: "day", label: msg("day") },
+      { value: "week", label: msg("week") },
+      { value: "month", label: msg("month") },
+      { value: "year", label: msg("year") },
+      { value: "lifetime", label: msg("lifetime") },
+    ];
+    return html`<fieldset>
+      <legend>${msg("Ways to earn beyond orders")}</legend>
+      <p class="field__hint" id="activities-hint">
+        ${msg(
+          "Points for what customers do besides ordering, reported by your store's server (POST /api/activity). A sign-up counts once and a birthday once a year.",
+        )}
+      </p>
+      <datalist id="activity-kinds">
+        ${BUILT_IN_ACTIVITY_KINDS.map(
+          (kind) => html`<option value=${kind}>${kindName(kind)}</option>`,
+        )}
+      </datalist>
+      ${
+        this.activities.length === 0
+          ? html`<p class="muted" id="no-activities">
+              ${msg("No way to earn beyond orders yet.")}
+            </p>`
+          : nothing
+      }
+      <ol class="activities">
+        ${this.activities.map((draft, index) => {
+          const field = (name: string) => `activities.${index}.${name}`;
+          return html`<li class="activity">
+            <div class="row">
+              ${inputField({
+                name: field("kind"),
+                label: msg("Kind"),
+                required: true,
+                spellcheck: false,
+                autocomplete: "off",
+                list: "activity-kinds",
+                value: draft.kind,
+                hint: msg(
+                  "signup, birthday, review, newsletter, social_follow, or your own, such as photo_review.",
+                ),
+                error: fields[field("kind")],
+              })}
+              ${inputField({
+                name: field("label"),
+                label: msg("Name shown to customers"),
+                value: draft.label,
+                hint: msg("Empty: the kind's own name."),
+                error: fields[field("label")],
+              })}
+            </div>
+            <div class="row">
+              ${inputField({
+                name: field("points"),
+                label: msg("Points"),
+                type: "number",
+                min: 1,
+                step: 1,
+                required: true,
+                value: draft.points,
+                error: fields[field("points")],
+              })}
+              <div class="limit">
+                ${inputField({
+                  name: field("limit.count"),
+                  label: msg("At most (times)"),
+                  type: "number",
+                  min: 1,
+                  step: 1,
+                  value: draft.count,
+                  error: fields[field("limit.count")],
+                })}
+                ${selectField({
+                  name: field("limit.period"),
+                  label: msg("Per"),
+                  value: draft.period,
+                  options: periods,
+                  error: fields[field("limit.period")],
+                })}
+              </div>
+            </div>
+            <button type="button" class="button" @click=${() => this.#removeActivity(index)}>
+              ${msg(str`Remove ${kindName(draft.kind) || msg("this way to earn")}`)}
+            </button>
+          </li>`;
+        })}
+      </ol>
+      <button type="button" class="button" id="add-activity" @click=${this.#addActivity}>
+        ${msg("Add a way to earn")}
+      </button>
+    </fieldset>`;
+  }
+
+  /** The rows as typed, so that adding or removing one keeps what the others hold. */
+  #keepTyped(): void {
+    const form = this.renderRoot.querySelector("form");
+    if (form) this.activities = activitiesOf(new FormData(form), this.activities.length);
+  }
+
+  async #addActivity(): Promise<void> {
+    this.#keepTyped();
+    this.activities = [
+      ...this.activities,
+      { kind: "", label: "", points: "", count: "", period: "" },
+    ];
+    await this.updateComplete;
+    const inputs = this.renderRoot.querySelectorAll<HTMLInputElement>(
+      `input[name="activities.${this.activities.length - 1}.kind"]`,
+    );
+    inputs[0]?.focus();
+  }
+
+  async #removeActivity(index: number): Promise<void> {
+    this.#keepTyped();
+    this.activities = this.activities.filter((_, position) => position !== index);
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>("#add-activity")?.focus();
+  }
+
   #changed(event: Event): void {
     const target = event.target as HTMLSelectElement;
     if (target.name === "expiry.mode") this.mode = target.value as ExpiryMode;
@@ -219,7 +405,7 @@ export class ProgramSettingsSection extends BoElement {
     event.preventDefault();
     if (this.saving) return;
     const form = event.target as HTMLFormElement;
-    const body = settingsOf(new FormData(form));
+    const body = settingsOf(new FormData(form), this.activities.length);
     this.saving = true;
     this.saved = false;
     try {
@@ -228,11 +414,19 @@ export class ProgramSettingsSection extends BoElement {
         body,
       });
       this.mode = this.settings.expiry.mode;
+      this.activities = this.settings.activities.map(draftOf);
       this.errors = NO_ERRORS;
       this.saved = true;
       await focusAfterUpdate(this, "#settings-saved");
     } catch (error) {
-      this.errors = formErrors(error, FIELDS);
+      this.#keepTyped();
+      this.errors = formErrors(error, [
+        ...FIELDS,
+        ...this.activities.flatMap((_, index) =>
+          ACTIVITY_FIELDS.map((name) => `activities.${index}.${name}`),
+        ),
+        "activities",
+      ]);
       await this.updateComplete;
       focusFirstProblem(form);
     } finally {
@@ -242,7 +436,21 @@ export class ProgramSettingsSection extends BoElement {
 }
 
 /** The form's values as the operation takes them (an empty number: no number, refused). */
-function settingsOf(data: FormData): ProgramSettingsInput {
+/** The ways to earn the form holds, as typed. */
+function activitiesOf(data: FormData, count: number): ActivityDraft[] {
+  return Array.from({ length: count }, (_, index) => {
+    const text = (name: string) => formText(data, `activities.${index}.${name}`).trim();
+    return {
+      kind: text("kind"),
+      label: text("label"),
+      points: text("points"),
+      count: text("limit.count"),
+      period: text("limit.period") as ActivityPeriod | "",
+    };
+  });
+}
+
+function settingsOf(data: FormData, activityCount: number): ProgramSettingsInput {
   const number = (name: string) => {
     const text = formText(data, name).trim();
     return text === "" ? Number.NaN : Number(text);
@@ -254,6 +462,20 @@ function settingsOf(data: FormData): ProgramSettingsInput {
       mode === "off"
         ? { mode }
         : { mode, months: number("expiry.months"), warningDays: number("expiry.warningDays") },
+    activities: activitiesOf(data, activityCount).map((draft) => ({
+      kind: draft.kind,
+      label: draft.label,
+      points: draft.points === "" ? Number.NaN : Number(draft.points),
+      // A count without a period (or the reverse) is sent as typed: the schema says what is
+      // missing next to the field.
+      limit:
+        draft.count === "" && draft.period === ""
+          ? null
+          : {
+              count: draft.count === "" ? Number.NaN : Number(draft.count),
+              period: draft.period as ActivityPeriod,
+            },
+    })),
   };
 }
 

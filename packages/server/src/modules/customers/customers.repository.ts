@@ -12,6 +12,7 @@ export interface HistoryTransactionRow {
   reward_id: number | null;
   voucher_code: string | null;
   referral_id: number | null;
+  activity: { id: string; kind: string; label: string } | null;
   note: string | null;
   created_at: Date;
   pending_points: number;
@@ -47,11 +48,15 @@ export async function customerHistoryPage(
        SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
               o.external_reference AS order_external_reference, rc.reward_id,
               rc.code AS voucher_code, t.referral_id,
+              CASE WHEN a.id IS NOT NULL THEN
+                jsonb_build_object('id', a.activity_id, 'kind', a.kind, 'label', a.label)
+              END AS activity,
               t.note, t.created_at, t.pending_points, t.available_at,
               lot.ledger_id IS NOT NULL AS pending
        FROM ledger_transactions t
        LEFT JOIN orders o ON o.id = t.order_id
        LEFT JOIN reward_claims rc ON rc.id = t.claim_id
+       LEFT JOIN activities a ON a.id = t.activity_id
        LEFT JOIN earning_lots lot ON t.available_at IS NOT NULL AND lot.ledger_id = t.id
          AND lot.released_at IS NULL
        WHERE t.customer_id = c.id AND t.id < coalesce($3::bigint, 9223372036854775807)

@@ -12,6 +12,8 @@ export interface LedgerEntry {
   refundId?: number | null;
   claimId?: number | null;
   referralId?: number | null;
+  /** The activity rewarded (activity bonus). */
+  activityId?: number | null;
   note?: string | null;
   /**
    * A credit held by the store's pending period: counted in the balance, not spendable before
@@ -111,15 +113,15 @@ export async function appendLedgerEntries(
     `WITH entry AS (
        INSERT INTO ledger_transactions
          (store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
-          referral_id, note, pending_points, available_at)
+          referral_id, note, pending_points, available_at, activity_id)
        SELECT store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
-              referral_id, note, pending_points, available_at
+              referral_id, note, pending_points, available_at, activity_id
        FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[],
                    $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[],
-                   $11::bigint[], $12::timestamptz[])
+                   $11::bigint[], $12::timestamptz[], $14::bigint[])
        WITH ORDINALITY AS e(store_id, customer_id, kind, points, balance_after, order_id,
                             refund_id, claim_id, referral_id, note, pending_points, available_at,
-                            position)
+                            activity_id, position)
        ORDER BY position
        RETURNING id, store_id, customer_id, order_id, points, available_at
      ), lot AS (
@@ -145,6 +147,7 @@ export async function appendLedgerEntries(
       pending,
       entries.map((e) => e.availableAt ?? null),
       now,
+      entries.map((e) => e.activityId ?? null),
     ],
   );
   // Identities are drawn in the insert's order, which is the entries' order.

@@ -1,10 +1,11 @@
-import type { ExpiryPolicy, ProgramSettings } from "@loyalty/shared-types";
+import type { ActivityRule, ExpiryPolicy, ProgramSettings } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 
 /** Every setting at its default: the spec's behaviour, for a store that never set any. */
 export const DEFAULT_PROGRAM_SETTINGS: ProgramSettings = {
   pendingDays: 0,
   expiry: { mode: "off" },
+  activities: [],
 };
 
 interface SettingsRow {
@@ -12,6 +13,7 @@ interface SettingsRow {
   expiry_mode: ExpiryPolicy["mode"];
   expiry_months: number | null;
   expiry_warning_days: number;
+  activities: ActivityRule[];
 }
 
 function settingsOf(row: SettingsRow): ProgramSettings {
@@ -23,7 +25,7 @@ function settingsOf(row: SettingsRow): ProgramSettings {
           months: row.expiry_months,
           warningDays: row.expiry_warning_days,
         };
-  return { pendingDays: row.pending_days, expiry };
+  return { pendingDays: row.pending_days, expiry, activities: row.activities };
 }
 
 /** How the store's programme runs; the defaults while it has set nothing. */
@@ -32,7 +34,7 @@ export async function findProgramSettings(
   storeId: number,
 ): Promise<ProgramSettings> {
   const { rows } = await db.query<SettingsRow>(
-    `SELECT pending_days, expiry_mode, expiry_months, expiry_warning_days
+    `SELECT pending_days, expiry_mode, expiry_months, expiry_warning_days, activities
      FROM program_settings WHERE store_id = $1`,
     [storeId],
   );
@@ -48,17 +50,19 @@ export async function saveProgramSettings(
   const { expiry } = settings;
   await db.query(
     `INSERT INTO program_settings
-       (store_id, pending_days, expiry_mode, expiry_months, expiry_warning_days)
-     VALUES ($1, $2, $3, $4, $5)
+       (store_id, pending_days, expiry_mode, expiry_months, expiry_warning_days, activities)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (store_id) DO UPDATE SET pending_days = excluded.pending_days,
        expiry_mode = excluded.expiry_mode, expiry_months = excluded.expiry_months,
-       expiry_warning_days = excluded.expiry_warning_days, updated_at = now()`,
+       expiry_warning_days = excluded.expiry_warning_days, activities = excluded.activities,
+       updated_at = now()`,
     [
       storeId,
       settings.pendingDays,
       expiry.mode,
       expiry.mode === "off" ? null : expiry.months,
       expiry.mode === "off" ? 30 : expiry.warningDays,
+      JSON.stringify(settings.activities),
     ],
   );
 }
