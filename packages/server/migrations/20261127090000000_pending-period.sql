@@ -33,8 +33,8 @@ CREATE TABLE earning_lots (
 );
 -- The release job's queue: lots still held, soonest first.
 CREATE INDEX earning_lots_due ON earning_lots (available_at) WHERE released_at IS NULL;
--- A refund finds its order's held lot.
-CREATE INDEX earning_lots_held_by_order ON earning_lots (order_id) WHERE released_at IS NULL;
+-- A refund finds its order's lot.
+CREATE INDEX earning_lots_by_order ON earning_lots (order_id) WHERE order_id IS NOT NULL;
 
 -- Down Migration
 

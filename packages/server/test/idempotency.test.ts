@@ -527,6 +527,7 @@ describe("every operation that takes an Idempotency-Key", () => {
       [
         "registerOrder",
         "refundOrder",
+        "recordActivity",
         "createReferral",
         "claimReward",
         "getRefereeCode",

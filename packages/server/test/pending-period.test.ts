@@ -34,7 +34,7 @@ describe("programme settings", () => {
     const path = `/admin/stores/${s.store.id}/program-settings`;
     const read = await admin.request("GET", path);
     expect(read.status).toBe(200);
-    expect(await read.json()).toEqual({ pendingDays: 0, expiry: { mode: "off" } });
+    expect(await read.json()).toEqual({ pendingDays: 0, expiry: { mode: "off" }, activities: [] });
 
     expect((await admin.request("PUT", path, { pendingDays: 30 })).status).toBe(200);
     for (const bad of [
@@ -53,11 +53,13 @@ describe("programme settings", () => {
     expect(await (await admin.request("GET", path)).json()).toEqual({
       pendingDays: 30,
       expiry: { mode: "off" },
+      activities: [],
     });
     // A setting left out goes back to its default.
     expect(await (await admin.request("PUT", path, {})).json()).toEqual({
       pendingDays: 0,
       expiry: { mode: "off" },
+      activities: [],
     });
   });
 });

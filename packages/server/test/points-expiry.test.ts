@@ -160,21 +160,53 @@ describe("a lifetime from earning", () => {
     ]);
   });
 
-  it("never expires pending points or points held by a claim, and never goes below zero", async () => {
+  it("never expires pending points: a lifetime must outlast the pending period", async () => {
     const s = await flows.shop({
-      pendingDays: 365,
+      pendingDays: 20,
       expiry: { mode: "lifetime", months: 1, warningDays: 0 },
     });
+    const refused = await admin.request("PUT", `/admin/stores/${s.store.id}/program-settings`, {
+      pendingDays: 28,
+      expiry: { mode: "lifetime", months: 1, warningDays: 0 },
+    });
+    expect(refused.status).toBe(400);
     await flows.earn(s, 1, 80, T0);
-    await expireAt(new Date(T0.getTime() + 60 * DAY));
-    // Still within its pending period: nothing could be spent, nothing expires.
+    await expireAt(new Date(T0.getTime() + 10 * DAY));
     expect(await flows.history(s)).toMatchObject({
       balance: 80,
       pendingPoints: 80,
       availablePoints: 0,
-      nextExpiry: null,
     });
-    expect(await ledgerKinds(s)).toEqual([["earn", 80]]);
+    // Released after 20 days, expired after the month: never while pending.
+    app.setNow(new Date(T0.getTime() + 21 * DAY));
+    await flows.runJob("release-pending-points");
+    await expireAt(new Date(T0.getTime() + 31 * DAY));
+    expect(await ledgerKinds(s)).toEqual([
+      ["earn", 80],
+      ["expiry", -80],
+    ]);
+    expect(await flows.history(s)).toMatchObject({ balance: 0, pendingPoints: 0 });
+  });
+
+  it("lets a refund take back its own order's points, not the oldest ones", async () => {
+    const s = await flows.shop({ expiry: { mode: "lifetime", months: 12, warningDays: 0 } });
+    await flows.earn(s, 1, 100, T0);
+    const later = new Date(T0.getTime() + 100 * DAY);
+    app.setNow(later);
+    await flows.earn(s, 2, 60, later);
+    await flows.refund(s, 2, { status: "cancelled" });
+    // Only the first order's points are left, and they keep their own date.
+    expect((await flows.history(s)).nextExpiry).toEqual({
+      points: 100,
+      expiresAt: "2027-09-10T10:00:00.000Z",
+    });
+    await expireAt(at("2027-09-10T10:00:00.000Z"));
+    expect(await ledgerKinds(s)).toEqual([
+      ["earn", 100],
+      ["earn", 60],
+      ["refund_deduction", -60],
+      ["expiry", -100],
+    ]);
   });
 });
 

@@ -50,6 +50,18 @@ export const programSettingsSchema = z
     /** Ways to earn beyond orders (`POST /api/activity`): none by default. */
     activities: activityRulesSchema.default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((settings, context) => {
+    // Points still pending when their lifetime ends would expire unspendable: the period must
+    // end first (a month counts 28 days here, the shortest).
+    const { expiry, pendingDays } = settings;
+    if (expiry.mode === "lifetime" && pendingDays >= expiry.months * 28) {
+      context.addIssue({
+        code: "custom",
+        path: ["pendingDays"],
+        message: `must be shorter than the points' lifetime (${expiry.months * 28} days or less)`,
+      });
+    }
+  });
 export type ProgramSettings = z.output<typeof programSettingsSchema>;
 export type ProgramSettingsInput = z.input<typeof programSettingsSchema>;

@@ -37,7 +37,8 @@ export interface AppendedEntry {
  *
  * Every credit becomes an earning lot, which expiry reads oldest first. A credit with
  * `availableAt` is held: it counts in the balance and in the customer's pending points until the
- * release job frees its lot. Every entry but an expiry is the customer's activity. A refund deduction of an order whose points are
+ * release job frees its lot. A refund deduction lowers its order's lot. Every entry but an
+ * expiry is the customer's activity. A refund deduction of an order whose points are
  * still held takes them back from the held lot first, so what the customer could spend is not
  * touched by points they could not spend.
  *
@@ -59,19 +60,23 @@ export async function appendLedgerEntries(
     if (entry.availableAt) {
       pending[index] = entry.points;
     } else if (entry.kind === "refund_deduction" && entry.orderId && entry.points < 0) {
-      const { rows } = await db.query<{ voided: number }>(
-        `WITH held AS (
+      // The order's own lot gives its points back, pending or not: the lot and the balance
+      // drop together, so what the customer consumed (the lots' sum less the balance) is not
+      // touched, and the refund never takes the oldest points' place for expiry.
+      const { rows } = await db.query<{ voided: number; held: boolean }>(
+        `WITH lot AS (
            SELECT ledger_id, least(points, $2) AS voided FROM earning_lots
-           WHERE order_id = $1 AND released_at IS NULL AND points > 0
+           WHERE order_id = $1 AND points > 0
            ORDER BY ledger_id LIMIT 1
            FOR UPDATE
          )
-         UPDATE earning_lots l SET points = l.points - held.voided
-         FROM held WHERE l.ledger_id = held.ledger_id AND l.released_at IS NULL
-         RETURNING held.voided`,
+         UPDATE earning_lots l SET points = l.points - lot.voided
+         FROM lot WHERE l.ledger_id = lot.ledger_id
+         RETURNING lot.voided, l.released_at IS NULL AS held`,
         [entry.orderId, -entry.points],
       );
-      pending[index] = -(rows[0]?.voided ?? 0);
+      const lot = rows[0];
+      if (lot?.held) pending[index] = -lot.voided;
     }
   }
   const totals = new Map<number, { points: number; pending: number; active: boolean }>();

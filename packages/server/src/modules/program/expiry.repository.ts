@@ -39,11 +39,24 @@ export interface Expiring {
 }
 
 /**
+ * When a lot expires once warned: its lifetime, and never sooner than `warningDays` after its
+ * warning (`a` the lot, `p` the store's settings, `$1` now). Kept on the lot when it is warned,
+ * so that the date announced stands whatever the settings become.
+ */
+const ANNOUNCED = `greatest(a.earned_at + p.expiry_months * interval '1 month',
+                            $1::timestamptz + p.expiry_warning_days * interval '1 day')`;
+
+/**
  * Lifetime expiry, step one: the customers with lots whose warning time has come (`warningDays`
- * before they expire), up to `limit` lots, each warned once per warning window of what expires
- * within it. Their lots are marked warned: they may expire `warningDays` from now, never sooner.
- * A customer warned within the last window waits for the next one, so that a frequent buyer
- * receives one warning per window, not one per order.
+ * before their lifetime ends), up to `limit` lots, each customer warned once per warning window
+ * of all that expires within it. Every lot the warning covers gets its date: the later of its
+ * lifetime and `warningDays` from now. A customer warned within the last window waits for the
+ * next, so that a frequent buyer gets one warning a window, not one an order; a customer warned
+ * by an earlier batch of this run has their lots dated without a second warning.
+ *
+ * Locks: the due lots (skipping those another transaction holds), then the customers in
+ * (store, externalId) order, as every statement locking several does. Only the locked lots are
+ * written: the others are a later batch's.
  */
 export async function warnLifetimeExpiry(
   db: Queryable,
@@ -52,58 +65,66 @@ export async function warnLifetimeExpiry(
 ): Promise<Batch<ExpiryWarning>> {
   const { rows } = await db.query<ExpiryWarning & { points: string; lots: number }>(
     `WITH due AS (
-       SELECT l.ledger_id, l.customer_id
-       FROM earning_lots l
-       JOIN program_settings p ON p.store_id = l.store_id AND p.expiry_mode = 'lifetime'
-       JOIN customers c ON c.id = l.customer_id
-       WHERE l.warned_at IS NULL
-         AND l.earned_at <= $1::timestamptz + p.expiry_warning_days * interval '1 day'
-                            - p.expiry_months * interval '1 month'
-         AND (c.expiry_warned_at IS NULL
-              OR c.expiry_warned_at <= $1::timestamptz - p.expiry_warning_days * interval '1 day')
-       ORDER BY l.earned_at LIMIT $2
-       FOR UPDATE OF l SKIP LOCKED
-     ), customer AS (
-       SELECT c.id, c.store_id, c.external_id, c.email, c.erased_at, p.expiry_months AS months,
-              p.expiry_warning_days AS warning_days,
-              $1::timestamptz + p.expiry_warning_days * interval '1 day'
-                - p.expiry_months * interval '1 month' AS horizon,
-              ${FIGURES}
-       FROM customers c JOIN program_settings p ON p.store_id = c.store_id
-       WHERE c.id IN (SELECT customer_id FROM due)
+       -- Per store whose points expire by lifetime: its lots not warned yet whose warning time
+       -- has come (the range on earned_at reads the index; the exact test follows).
+       SELECT l.ledger_id, l.customer_id, p.store_id
+       FROM program_settings p
+       CROSS JOIN LATERAL (
+         SELECT a.ledger_id, a.customer_id, a.earned_at FROM earning_lots a
+         JOIN customers c ON c.id = a.customer_id
+         WHERE a.store_id = p.store_id AND a.warned_at IS NULL
+           AND a.earned_at <= $1::timestamptz + p.expiry_warning_days * interval '1 day'
+                              - p.expiry_months * interval '1 month' + interval '3 days'
+           AND a.earned_at + p.expiry_months * interval '1 month'
+                 <= $1::timestamptz + p.expiry_warning_days * interval '1 day'
+           AND (c.expiry_warned_at IS NULL OR c.expiry_warned_at = $1
+                OR c.expiry_warned_at <= $1::timestamptz
+                                         - p.expiry_warning_days * interval '1 day')
+         ORDER BY a.earned_at LIMIT $2
+         FOR UPDATE OF a SKIP LOCKED
+       ) l
+       WHERE p.expiry_mode = 'lifetime'
+       LIMIT $2
+     ), locked AS (
+       SELECT c.id, c.store_id, c.external_id, c.email, c.erased_at, c.balance,
+              c.expiry_warned_at = $1 AS already
+       FROM customers c WHERE c.id IN (SELECT customer_id FROM due)
+       ORDER BY c.store_id, c.external_id
+       FOR NO KEY UPDATE OF c
      ), judged AS (
-       SELECT customer.*,
-              least(greatest((SELECT coalesce(sum(a.points), 0) FROM earning_lots a
-                              WHERE a.customer_id = customer.id
-                                AND a.earned_at <= customer.horizon) - consumed, 0),
-                    greatest(spendable, 0)) AS points,
-              (SELECT min(o.earned_at) FROM (
-                 SELECT a.earned_at,
-                        sum(a.points) OVER (ORDER BY a.earned_at, a.ledger_id) AS reached
-                 FROM earning_lots a WHERE a.customer_id = customer.id
-               ) o WHERE o.reached > consumed) AS oldest
-       FROM customer
+       SELECT locked.*, p.expiry_months AS months, p.expiry_warning_days AS warning_days,
+              -- What expires within the window unless spent: the lots earned up to its end
+              -- less what was consumed (the oldest first), at most the balance. Points held by
+              -- a claim or still pending count: they may be spendable by then.
+              least(greatest(
+                (SELECT coalesce(sum(a.points), 0) FROM earning_lots a
+                 WHERE a.customer_id = locked.id
+                   AND a.earned_at + p.expiry_months * interval '1 month'
+                         <= $1::timestamptz + p.expiry_warning_days * interval '1 day')
+                - ((SELECT coalesce(sum(a.points), 0) FROM earning_lots a
+                    WHERE a.customer_id = locked.id) - locked.balance), 0),
+                greatest(locked.balance, 0)) AS points,
+              (SELECT min(${ANNOUNCED}) FROM earning_lots a WHERE a.ledger_id IN (
+                 SELECT ledger_id FROM due WHERE due.customer_id = locked.id)) AS expires_at
+       FROM locked JOIN program_settings p ON p.store_id = locked.store_id
      ), marked AS (
-       -- Every lot within the window is covered by this warning, the due ones of this batch
-       -- and those of the customer a later batch would find.
-       UPDATE earning_lots l SET warned_at = $1
-       FROM judged
-       WHERE l.customer_id = judged.id AND l.warned_at IS NULL AND l.earned_at <= judged.horizon
-       RETURNING l.ledger_id
+       UPDATE earning_lots a SET warned_at = $1, expires_at = ${ANNOUNCED}
+       FROM due JOIN program_settings p ON p.store_id = due.store_id
+       WHERE a.ledger_id = due.ledger_id
+       RETURNING a.ledger_id
      ), remembered AS (
        UPDATE customers c SET expiry_warned_at = $1
-       FROM judged WHERE c.id = judged.id AND judged.points > 0
+       FROM judged WHERE c.id = judged.id AND judged.points > 0 AND NOT judged.already
        RETURNING c.id
      )
-     SELECT store_id AS "storeId", id AS "customerId", external_id AS "externalId", points,
-            greatest(oldest + months * interval '1 month',
-                     $1::timestamptz + warning_days * interval '1 day') AS "expiresAt",
-            warning_days > 0 AS announce,
+     SELECT store_id AS "storeId", id AS "customerId", external_id AS "externalId",
+            CASE WHEN already THEN 0 ELSE points END AS points,
+            expires_at AS "expiresAt", warning_days > 0 AS announce,
             CASE WHEN erased_at IS NULL THEN email END AS email,
             (SELECT count(*) FROM due)::int AS lots,
             (SELECT count(*) FROM marked) + (SELECT count(*) FROM remembered) AS writes
      FROM judged
-     ORDER BY store_id, id`,
+     ORDER BY store_id, external_id`,
     [now, limit],
   );
   return {
@@ -115,12 +136,12 @@ export async function warnLifetimeExpiry(
 }
 
 /**
- * Lifetime expiry, step two: customers whose warned lots reached their date (their lifetime,
- * and `warningDays` after their warning), up to `limit` lots, in the caller's transaction.
- * The customers are locked first, in (store, externalId) order as every statement locking
- * several does; then a second statement, whose snapshot sees every change committed before the
- * locks, weighs their lots: the points of their lots up to the newest due one still there are
- * what expires. The lots are settled.
+ * Lifetime expiry, step two: customers whose warned lots reached the date their warning gave
+ * (and their lifetime under the settings of now, should it have grown), up to `limit` lots, in
+ * the caller's transaction. The customers are locked first, in (store, externalId) order; then
+ * a second statement, whose snapshot sees every change committed before the locks, weighs their
+ * lots: the points of their lots up to the newest due one still there are what expires, never
+ * more than they can spend. The lots are settled.
  */
 export async function dueLifetimeExpiry(
   db: Queryable,
@@ -130,13 +151,18 @@ export async function dueLifetimeExpiry(
   const { rows: due } = await db.query<{ ledger_id: number }>(
     `WITH due AS (
        SELECT l.ledger_id, l.customer_id
-       FROM earning_lots l
-       JOIN program_settings p ON p.store_id = l.store_id AND p.expiry_mode = 'lifetime'
-       WHERE l.settled_at IS NULL AND l.warned_at IS NOT NULL
-         AND l.earned_at <= $1::timestamptz - p.expiry_months * interval '1 month'
-         AND l.warned_at <= $1::timestamptz - p.expiry_warning_days * interval '1 day'
-       ORDER BY l.earned_at LIMIT $2
-       FOR UPDATE OF l SKIP LOCKED
+       FROM program_settings p
+       CROSS JOIN LATERAL (
+         SELECT a.ledger_id, a.customer_id FROM earning_lots a
+         WHERE a.store_id = p.store_id AND a.settled_at IS NULL AND a.expires_at <= $1
+           AND a.earned_at <= $1::timestamptz - p.expiry_months * interval '1 month'
+                              + interval '3 days'
+           AND a.earned_at + p.expiry_months * interval '1 month' <= $1
+         ORDER BY a.earned_at LIMIT $2
+         FOR UPDATE OF a SKIP LOCKED
+       ) l
+       WHERE p.expiry_mode = 'lifetime'
+       LIMIT $2
      ), locked AS (
        SELECT c.id FROM customers c WHERE c.id IN (SELECT customer_id FROM due)
        ORDER BY c.store_id, c.external_id
@@ -187,17 +213,25 @@ export async function warnInactivityExpiry(
 ): Promise<Batch<ExpiryWarning>> {
   const { rows } = await db.query<ExpiryWarning & { points: string }>(
     `WITH due AS (
-       SELECT c.id, c.store_id, c.external_id, c.email, c.erased_at, c.last_activity_at,
-              p.expiry_months AS months, p.expiry_warning_days AS warning_days,
-              c.balance - c.pending_points - c.reserved_points AS points
-       FROM customers c
-       JOIN program_settings p ON p.store_id = c.store_id AND p.expiry_mode = 'inactivity'
-       WHERE c.last_activity_at <= $1::timestamptz + p.expiry_warning_days * interval '1 day'
-                                   - p.expiry_months * interval '1 month'
-         AND (c.expiry_warned_at IS NULL OR c.expiry_warned_at < c.last_activity_at)
-         AND c.balance - c.pending_points - c.reserved_points > 0
-       ORDER BY c.last_activity_at LIMIT $2
-       FOR NO KEY UPDATE OF c SKIP LOCKED
+       -- Per store whose points expire with inactivity: its customers (an index on the
+       -- activity date would cost every balance update its HOT update).
+       SELECT c.*, p.expiry_months AS months, p.expiry_warning_days AS warning_days
+       FROM program_settings p
+       CROSS JOIN LATERAL (
+         SELECT c.id, c.store_id, c.external_id, c.email, c.erased_at, c.last_activity_at,
+                c.balance - c.pending_points - c.reserved_points AS points
+         FROM customers c
+         WHERE c.store_id = p.store_id
+           AND c.last_activity_at + p.expiry_months * interval '1 month'
+                 <= $1::timestamptz + p.expiry_warning_days * interval '1 day'
+           AND (c.expiry_warned_at IS NULL OR c.expiry_warned_at < c.last_activity_at)
+           AND c.balance - c.pending_points - c.reserved_points > 0
+         ORDER BY c.last_activity_at LIMIT $2
+         -- Never waits: a customer busy now is warned by the next run.
+         FOR NO KEY UPDATE OF c SKIP LOCKED
+       ) c
+       WHERE p.expiry_mode = 'inactivity'
+       LIMIT $2
      ), remembered AS (
        UPDATE customers c SET expiry_warned_at = $1 FROM due WHERE c.id = due.id
        RETURNING c.id
@@ -228,20 +262,26 @@ export async function dueInactivityExpiry(
 ): Promise<Batch<Expiring>> {
   const { rows } = await db.query<Expiring & { points: string }>(
     `WITH due AS (
-       SELECT c.id FROM customers c
-       JOIN program_settings p ON p.store_id = c.store_id AND p.expiry_mode = 'inactivity'
-       WHERE c.last_activity_at <= $1::timestamptz - p.expiry_months * interval '1 month'
-         AND c.expiry_warned_at >= c.last_activity_at
-         AND c.expiry_warned_at <= $1::timestamptz - p.expiry_warning_days * interval '1 day'
-         AND c.balance - c.pending_points - c.reserved_points > 0
-       ORDER BY c.last_activity_at LIMIT $2
+       SELECT c.id
+       FROM program_settings p
+       CROSS JOIN LATERAL (
+         SELECT c.id FROM customers c
+         WHERE c.store_id = p.store_id
+           AND c.last_activity_at + p.expiry_months * interval '1 month' <= $1
+           AND c.expiry_warned_at >= c.last_activity_at
+           AND c.expiry_warned_at <= $1::timestamptz - p.expiry_warning_days * interval '1 day'
+           AND c.balance - c.pending_points - c.reserved_points > 0
+         ORDER BY c.last_activity_at LIMIT $2
+       ) c
+       WHERE p.expiry_mode = 'inactivity'
+       LIMIT $2
      )
      SELECT c.store_id AS "storeId", c.id AS "customerId", c.external_id AS "externalId",
             c.balance - c.pending_points - c.reserved_points AS points
      FROM customers c
      JOIN program_settings p ON p.store_id = c.store_id AND p.expiry_mode = 'inactivity'
      WHERE c.id IN (SELECT id FROM due)
-       AND c.last_activity_at <= $1::timestamptz - p.expiry_months * interval '1 month'
+       AND c.last_activity_at + p.expiry_months * interval '1 month' <= $1
        AND c.expiry_warned_at >= c.last_activity_at
        AND c.balance - c.pending_points - c.reserved_points > 0
      ORDER BY c.store_id, c.external_id
@@ -250,6 +290,17 @@ export async function dueInactivityExpiry(
   );
   const items = rows.map(({ points, ...row }) => ({ ...row, points: Number(points) }));
   return { processed: items.length, items };
+}
+
+/** After an inactivity expiry: points the customers can spend later need a new warning. */
+export async function clearInactivityWarnings(
+  db: Queryable,
+  customerIds: readonly number[],
+): Promise<void> {
+  if (customerIds.length === 0) return;
+  await db.query(`UPDATE customers SET expiry_warned_at = NULL WHERE id = ANY ($1::bigint[])`, [
+    customerIds,
+  ]);
 }
 
 /**
@@ -287,12 +338,13 @@ export async function nextExpiry(
      ), lots AS (
        SELECT a.points,
               sum(a.points) OVER (ORDER BY a.earned_at, a.ledger_id) AS reached,
+              -- The date its warning gave, else the one it will give.
               greatest(a.earned_at + $2 * interval '1 month',
-                       coalesce(a.warned_at,
+                       coalesce(a.expires_at,
                                 greatest($4::timestamptz,
                                          a.earned_at + $2 * interval '1 month'
-                                           - $3 * interval '1 day'))
-                         + $3 * interval '1 day') AS expires_at
+                                           - $3 * interval '1 day')
+                                  + $3 * interval '1 day')) AS expires_at
        FROM earning_lots a WHERE a.customer_id = $1
      ), left_over AS (
        SELECT expires_at,

@@ -8,13 +8,14 @@ import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { parseRequest } from "../../http/validate.js";
-import { enqueue } from "../../jobs/queue.js";
+import { jobSql } from "../../jobs/queue.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
 import { appendLedgerEntries, releaseDueLots } from "../ledger/ledger.repository.js";
 import { expiryWarningEmail } from "./expiry-email.js";
 import {
   dueInactivityExpiry,
+  clearInactivityWarnings,
   dueLifetimeExpiry,
   findExpiryRecipient,
   warnInactivityExpiry,
@@ -24,6 +25,13 @@ import {
   type ExpiryWarning,
 } from "./expiry.repository.js";
 import { findProgramSettings, saveProgramSettings } from "./program.repository.js";
+
+/** The email job of a warning, added by SQL for a whole batch. */
+const warningJob = jobSql("send-expiry-warning", {
+  customerId: "w.customer_id",
+  points: "w.points",
+  expiresAt: `to_char(w.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+});
 
 /** Rows (lots or customers) per transaction: short transactions, each holding few rows. */
 const BATCH = 5_000;
@@ -35,7 +43,9 @@ async function recordByStore(
 ): Promise<void> {
   const byStore = new Map<number, OutboxEvent[]>();
   for (const { storeId, event } of events) {
-    byStore.set(storeId, [...(byStore.get(storeId) ?? []), event]);
+    const list = byStore.get(storeId);
+    if (list) list.push(event);
+    else byStore.set(storeId, [event]);
   }
   for (const [storeId, storeEvents] of byStore) await recordEvents(db, storeId, storeEvents);
 }
@@ -100,13 +110,23 @@ export class ProgramService {
         (tx, items) => this.announce(tx, items),
       );
     }
-    for (const due of [dueLifetimeExpiry, dueInactivityExpiry]) {
-      expired += await this.inBatches(
-        batchSize,
-        (tx) => due(tx, now, batchSize),
-        (tx, items) => this.expire(tx, items, now),
-      );
-    }
+    expired += await this.inBatches(
+      batchSize,
+      (tx) => dueLifetimeExpiry(tx, now, batchSize),
+      (tx, items) => this.expire(tx, items, now),
+    );
+    expired += await this.inBatches(
+      batchSize,
+      (tx) => dueInactivityExpiry(tx, now, batchSize),
+      async (tx, items) => {
+        // The next points to expire for inactivity need a warning of their own.
+        await clearInactivityWarnings(
+          tx,
+          items.map((item) => item.customerId),
+        );
+        return this.expire(tx, items, now);
+      },
+    );
     return { warned, expired };
   }
 
@@ -168,13 +188,20 @@ export class ProgramService {
         },
       })),
     );
-    for (const warning of told) {
-      if (warning.email === null) continue;
-      await enqueue(tx, "send-expiry-warning", {
-        customerId: warning.customerId,
-        points: warning.points,
-        expiresAt: warning.expiresAt.toISOString(),
-      });
+    // One statement for the batch's emails: a job per customer whose address the service has.
+    const mailed = told.filter((warning) => warning.email !== null);
+    if (mailed.length > 0) {
+      await tx.query(
+        `SELECT graphile_worker.add_job($1, ${warningJob.payload})
+         FROM unnest($2::bigint[], $3::bigint[], $4::timestamptz[])
+           AS w(customer_id, points, expires_at)`,
+        [
+          warningJob.task,
+          mailed.map((warning) => warning.customerId),
+          mailed.map((warning) => warning.points),
+          mailed.map((warning) => warning.expiresAt),
+        ],
+      );
     }
     return told.length;
   }
