@@ -68,6 +68,43 @@ export function programme(app: TestApp, admin: AdminSession) {
       return { ...made, rewardId };
     },
 
+    /** Registers an order of `amount` (as many points), without waiting for its processing. */
+    async send(s: Shop, externalId: number, amount: number, orderedAt: Date) {
+      const response = await post(
+        "/api/order/register",
+        {
+          externalId,
+          customer: { externalId: CUSTOMER, email: "ada@example.com", firstName: "Ada" },
+          currency: "EUR",
+          orderedAt: orderedAt.toISOString(),
+          lines: [{ lineId: 1, productId: 7, quantity: 1, unitPrice: amount, totalPaid: amount }],
+        },
+        { authorization: s.authorization },
+      );
+      expect(response.status, await response.clone().text()).toBe(201);
+    },
+
+    /** Declares a refund, without waiting for its processing. */
+    async declareRefund(s: Shop, externalId: number, body: Record<string, unknown>) {
+      const response = await post(
+        "/api/order/refund",
+        { externalId, ...body },
+        { authorization: s.authorization },
+      );
+      expect(response.status).toBe(201);
+    },
+
+    /** Reports an activity of the customer; answers its outcome. */
+    async activity(s: Shop, activityId: string, kind: string) {
+      const response = await post(
+        "/api/activity",
+        { activityId, kind, customer: { externalId: CUSTOMER } },
+        { authorization: s.authorization },
+      );
+      expect(response.status).toBe(201);
+      return (await response.json()) as { outcome: string; points: number };
+    },
+
     /** Registers an order of `amount` (as many points) and waits for the worker to credit it. */
     async earn(s: Shop, externalId: number, amount: number, orderedAt: Date) {
       const response = await post(
