@@ -181,6 +181,8 @@ export async function releaseDueLots(db: Queryable, now: Date, limit: number): P
        -- In (store, externalId) order, as every statement locking several customers does.
        SELECT c.id, per_customer.points FROM customers c
        JOIN per_customer ON per_customer.customer_id = c.id
+       -- The primary key's index, whatever the estimate of the batch.
+       WHERE c.id = ANY (ARRAY(SELECT customer_id FROM per_customer))
        ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
      ), moved AS (

@@ -88,7 +88,8 @@ export async function warnLifetimeExpiry(
      ), locked AS (
        SELECT c.id, c.store_id, c.external_id, c.email, c.erased_at, c.balance,
               c.expiry_warned_at = $1 AS already
-       FROM customers c WHERE c.id IN (SELECT customer_id FROM due)
+       -- = ANY (ARRAY(...)): the primary key's index, whatever the estimate of the batch.
+       FROM customers c WHERE c.id = ANY (ARRAY(SELECT customer_id FROM due))
        ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
      ), judged AS (
@@ -164,7 +165,7 @@ export async function dueLifetimeExpiry(
        WHERE p.expiry_mode = 'lifetime'
        LIMIT $2
      ), locked AS (
-       SELECT c.id FROM customers c WHERE c.id IN (SELECT customer_id FROM due)
+       SELECT c.id FROM customers c WHERE c.id = ANY (ARRAY(SELECT customer_id FROM due))
        ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
      )
@@ -280,7 +281,7 @@ export async function dueInactivityExpiry(
             c.balance - c.pending_points - c.reserved_points AS points
      FROM customers c
      JOIN program_settings p ON p.store_id = c.store_id AND p.expiry_mode = 'inactivity'
-     WHERE c.id IN (SELECT id FROM due)
+     WHERE c.id = ANY (ARRAY(SELECT id FROM due))
        AND c.last_activity_at + p.expiry_months * interval '1 month' <= $1
        AND c.expiry_warned_at >= c.last_activity_at
        AND c.balance - c.pending_points - c.reserved_points > 0
