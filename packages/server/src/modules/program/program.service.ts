@@ -191,8 +191,11 @@ export class ProgramService {
     // One statement for the batch's emails: a job per customer whose address the service has.
     const mailed = told.filter((warning) => warning.email !== null);
     if (mailed.length > 0) {
+      // add_jobs: one insert for the batch (add_job per row costs about 2 ms each).
       await tx.query(
-        `SELECT graphile_worker.add_job($1, ${warningJob.payload})
+        `SELECT graphile_worker.add_jobs(array_agg(
+           ROW($1::text, ${warningJob.payload}, NULL, NULL, NULL, NULL, NULL,
+               NULL)::graphile_worker.job_spec))
          FROM unnest($2::bigint[], $3::bigint[], $4::timestamptz[])
            AS w(customer_id, points, expires_at)`,
         [
