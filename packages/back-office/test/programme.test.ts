@@ -776,6 +776,27 @@ describe("the programme settings", () => {
     await expect.element(kinds.first()).toHaveValue("photo_review");
   });
 
+  test("a kind named twice is explained above the ways to earn, and nothing is sent", async () => {
+    serveProgramme(RULES, CLUBS, {
+      pendingDays: 0,
+      expiry: { mode: "off" },
+      activities: [{ kind: "review", label: "", points: 50, limit: null }],
+    });
+    await openProgramme();
+    await userEvent.click(page.getByRole("button", { name: "Add a way to earn" }));
+    await userEvent.keyboard("review");
+    const ways = page.getByRole("group", { name: "Ways to earn beyond orders" });
+    await userEvent.fill(ways.getByRole("spinbutton", { name: "Points" }).nth(1), "10");
+    await userEvent.click(page.getByRole("button", { name: "Save the programme settings" }));
+    const problem = page.getByText("must name each kind once");
+    await expect.element(problem).toBeVisible();
+    expect(focused()).toBe(problem.element());
+    await expect.element(ways).toHaveAccessibleDescription(/must name each kind once/);
+    expect(requestsTo(settingsPath).filter((r) => r.method === "PUT")).toHaveLength(0);
+    await expect.element(page.getByRole("group", { name: "Way to earn 2" })).toBeVisible();
+    await expectNoAxeViolations();
+  });
+
   test("a value the operation refuses is explained next to the field, and nothing is sent", async () => {
     serveProgramme();
     await openProgramme();

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       [store.id],
     );
     process.stdout.write(`ledger sums to the balance (sampled): ${String(check.rows[0]?.ok)}\n`);
-    if (failed) process.exitCode = 1;
+    if (failed || check.rows[0]?.ok !== true) process.exitCode = 1;
   } finally {
     await runtime.close();
     // BENCH_JOBS_KEEP=1 keeps the database, to look at the plans.

@@ -154,6 +154,22 @@ describe("POST /api/activity", () => {
     expect(await flows.events(s, "POINTS_EARNED")).toHaveLength(3);
   });
 
+  it("refuses an activityId already sent for another customer, and credits that one nothing", async () => {
+    const s = await flows.shop(RULES);
+    await record(s, { activityId: "photo-7", kind: "photo_review" });
+    const other = await send(s, {
+      activityId: "photo-7",
+      kind: "photo_review",
+      customer: { externalId: CUSTOMER + 1 },
+    });
+    expect(other.status).toBe(400);
+    expect(await other.json()).toMatchObject({
+      errors: [expect.objectContaining({ pointer: "/activityId" })],
+    });
+    expect(await pointsOf(app.context.pool, s.store.id, CUSTOMER + 1)).toBeUndefined();
+    expect(await pointsOf(app.context.pool, s.store.id, CUSTOMER)).toMatchObject({ balance: 80 });
+  });
+
   it("refuses without the store's key, and a malformed activity, in the revision's format, writing nothing", async () => {
     const s = await flows.shop(RULES);
     const unauthorized = await send(s, { activityId: "a" }, { revision: "2026-08-26" });

@@ -10,6 +10,7 @@ import {
   type ProgramSettingsInput,
 } from "@loyalty/shared-types";
 import { css, html, nothing } from "lit";
+import { repeat } from "lit/directives/repeat.js";
 import { api } from "../../api/client.js";
 import { BoElement, define } from "../../ui/element.js";
 import {
@@ -30,6 +31,8 @@ const ACTIVITY_FIELDS = ["kind", "label", "points", "limit.count", "limit.period
 
 /** A way to earn as the form holds it: text, as typed. */
 interface ActivityDraft {
+  /** Which row it is, whatever its place: rows keep what was typed in them when one goes. */
+  key: number;
   kind: string;
   label: string;
   points: string;
@@ -37,8 +40,11 @@ interface ActivityDraft {
   period: ActivityPeriod | "";
 }
 
+let rows = 0;
+
 function draftOf(rule: ProgramSettings["activities"][number]): ActivityDraft {
   return {
+    key: ++rows,
     kind: rule.kind,
     label: rule.label,
     points: String(rule.points),
@@ -283,8 +289,16 @@ export class ProgramSettingsSection extends BoElement {
       { value: "year", label: msg("year") },
       { value: "lifetime", label: msg("lifetime") },
     ];
-    return html`<fieldset>
+    const listError = fields["activities"];
+    return html`<fieldset
+      aria-describedby=${listError ? "activities-hint activities-error" : "activities-hint"}
+    >
       <legend>${msg("Ways to earn beyond orders")}</legend>
+      ${
+        listError
+          ? html`<p class="field__error" id="activities-error" tabindex="-1">${listError}</p>`
+          : nothing
+      }
       <p class="field__hint" id="activities-hint">
         ${msg(
           "Points for what customers do besides ordering, reported by your store's server (POST /api/activity). A sign-up counts once and a birthday once a year.",
@@ -303,66 +317,73 @@ export class ProgramSettingsSection extends BoElement {
           : nothing
       }
       <ol class="activities">
-        ${this.activities.map((draft, index) => {
-          const field = (name: string) => `activities.${index}.${name}`;
-          return html`<li class="activity">
-            <div class="row">
-              ${inputField({
-                name: field("kind"),
-                label: msg("Kind"),
-                required: true,
-                spellcheck: false,
-                autocomplete: "off",
-                list: "activity-kinds",
-                value: draft.kind,
-                hint: msg(
-                  "signup, birthday, review, newsletter, social_follow, or your own, such as photo_review.",
-                ),
-                error: fields[field("kind")],
-              })}
-              ${inputField({
-                name: field("label"),
-                label: msg("Name shown to customers"),
-                value: draft.label,
-                hint: msg("Empty: the kind's own name."),
-                error: fields[field("label")],
-              })}
-            </div>
-            <div class="row">
-              ${inputField({
-                name: field("points"),
-                label: msg("Points"),
-                type: "number",
-                min: 1,
-                step: 1,
-                required: true,
-                value: draft.points,
-                error: fields[field("points")],
-              })}
-              <div class="limit">
-                ${inputField({
-                  name: field("limit.count"),
-                  label: msg("At most (times)"),
-                  type: "number",
-                  min: 1,
-                  step: 1,
-                  value: draft.count,
-                  error: fields[field("limit.count")],
-                })}
-                ${selectField({
-                  name: field("limit.period"),
-                  label: msg("Per"),
-                  value: draft.period,
-                  options: periods,
-                  error: fields[field("limit.period")],
-                })}
-              </div>
-            </div>
-            <button type="button" class="button" @click=${() => this.#removeActivity(index)}>
-              ${msg(str`Remove ${kindName(draft.kind) || msg("this way to earn")}`)}
-            </button>
-          </li>`;
-        })}
+        ${repeat(
+          this.activities,
+          (draft) => draft.key,
+          (draft, index) => {
+            const field = (name: string) => `activities.${index}.${name}`;
+            return html`<li class="activity">
+              <fieldset>
+                <legend>${msg(str`Way to earn ${index + 1}`)}</legend>
+                <div class="row">
+                  ${inputField({
+                    name: field("kind"),
+                    label: msg("Kind"),
+                    required: true,
+                    spellcheck: false,
+                    autocomplete: "off",
+                    list: "activity-kinds",
+                    value: draft.kind,
+                    hint: msg(
+                      "signup, birthday, review, newsletter, social_follow, or your own, such as photo_review.",
+                    ),
+                    error: fields[field("kind")],
+                  })}
+                  ${inputField({
+                    name: field("label"),
+                    label: msg("Name shown to customers"),
+                    value: draft.label,
+                    hint: msg("Empty: the kind's own name."),
+                    error: fields[field("label")],
+                  })}
+                </div>
+                <div class="row">
+                  ${inputField({
+                    name: field("points"),
+                    label: msg("Points"),
+                    type: "number",
+                    min: 1,
+                    step: 1,
+                    required: true,
+                    value: draft.points,
+                    error: fields[field("points")],
+                  })}
+                  <div class="limit">
+                    ${inputField({
+                      name: field("limit.count"),
+                      label: msg("At most (times)"),
+                      type: "number",
+                      min: 1,
+                      step: 1,
+                      value: draft.count,
+                      error: fields[field("limit.count")],
+                    })}
+                    ${selectField({
+                      name: field("limit.period"),
+                      label: msg("Per"),
+                      value: draft.period,
+                      options: periods,
+                      error: fields[field("limit.period")],
+                    })}
+                  </div>
+                </div>
+                <button type="button" class="button" @click=${() => this.#removeActivity(index)}>
+                  ${msg(str`Remove ${kindName(draft.kind) || msg("this way to earn")}`)}
+                </button>
+              </fieldset>
+            </li>`;
+          },
+        )}
       </ol>
       <button type="button" class="button" id="add-activity" @click=${this.#addActivity}>
         ${msg("Add a way to earn")}
@@ -373,14 +394,14 @@ export class ProgramSettingsSection extends BoElement {
   /** The rows as typed, so that adding or removing one keeps what the others hold. */
   #keepTyped(): void {
     const form = this.renderRoot.querySelector("form");
-    if (form) this.activities = activitiesOf(new FormData(form), this.activities.length);
+    if (form) this.activities = activitiesOf(new FormData(form), this.activities);
   }
 
   async #addActivity(): Promise<void> {
     this.#keepTyped();
     this.activities = [
       ...this.activities,
-      { kind: "", label: "", points: "", count: "", period: "" },
+      { key: ++rows, kind: "", label: "", points: "", count: "", period: "" },
     ];
     await this.updateComplete;
     const inputs = this.renderRoot.querySelectorAll<HTMLInputElement>(
@@ -405,7 +426,7 @@ export class ProgramSettingsSection extends BoElement {
     event.preventDefault();
     if (this.saving) return;
     const form = event.target as HTMLFormElement;
-    const body = settingsOf(new FormData(form), this.activities.length);
+    const body = settingsOf(new FormData(form), this.activities);
     this.saving = true;
     this.saved = false;
     try {
@@ -428,7 +449,9 @@ export class ProgramSettingsSection extends BoElement {
         "activities",
       ]);
       await this.updateComplete;
-      focusFirstProblem(form);
+      const listError = this.renderRoot.querySelector<HTMLElement>("#activities-error");
+      if (listError && !form.querySelector('[aria-invalid="true"]')) listError.focus();
+      else focusFirstProblem(form);
     } finally {
       this.saving = false;
     }
@@ -437,10 +460,11 @@ export class ProgramSettingsSection extends BoElement {
 
 /** The form's values as the operation takes them (an empty number: no number, refused). */
 /** The ways to earn the form holds, as typed. */
-function activitiesOf(data: FormData, count: number): ActivityDraft[] {
-  return Array.from({ length: count }, (_, index) => {
+function activitiesOf(data: FormData, drafts: readonly ActivityDraft[]): ActivityDraft[] {
+  return drafts.map(({ key }, index) => {
     const text = (name: string) => formText(data, `activities.${index}.${name}`).trim();
     return {
+      key,
       kind: text("kind"),
       label: text("label"),
       points: text("points"),
@@ -450,7 +474,7 @@ function activitiesOf(data: FormData, count: number): ActivityDraft[] {
   });
 }
 
-function settingsOf(data: FormData, activityCount: number): ProgramSettingsInput {
+function settingsOf(data: FormData, drafts: readonly ActivityDraft[]): ProgramSettingsInput {
   const number = (name: string) => {
     const text = formText(data, name).trim();
     return text === "" ? Number.NaN : Number(text);
@@ -462,7 +486,7 @@ function settingsOf(data: FormData, activityCount: number): ProgramSettingsInput
       mode === "off"
         ? { mode }
         : { mode, months: number("expiry.months"), warningDays: number("expiry.warningDays") },
-    activities: activitiesOf(data, activityCount).map((draft) => ({
+    activities: activitiesOf(data, drafts).map((draft) => ({
       kind: draft.kind,
       label: draft.label,
       points: draft.points === "" ? Number.NaN : Number(draft.points),

@@ -3,6 +3,8 @@ import type { Queryable } from "../../db/pool.js";
 
 export interface ActivityRow {
   id: number;
+  /** The customer it was credited to (or not), by the store's id for them. */
+  customerExternalId: number;
   activityId: string;
   kind: string;
   outcome: ActivityOutcome;
@@ -10,7 +12,8 @@ export interface ActivityRow {
   recordedAt: Date;
 }
 
-const COLUMNS = `id, activity_id AS "activityId", kind, outcome, points, recorded_at AS "recordedAt"`;
+const COLUMNS = `id, activity_id AS "activityId", kind, outcome, points, recorded_at AS "recordedAt",
+  (SELECT external_id FROM customers c WHERE c.id = customer_id) AS "customerExternalId"`;
 
 /** The store's activity of this id, as first recorded. */
 export async function findActivity(
@@ -86,11 +89,34 @@ export async function creditsInPeriod(
   return rows[0]?.n ?? 0;
 }
 
-/** The customer's row, locked: activities of one customer take their turn. */
-export async function lockCustomerBalance(db: Queryable, customerId: number): Promise<number> {
-  const { rows } = await db.query<{ balance: number }>(
-    `SELECT balance FROM customers WHERE id = $1 FOR NO KEY UPDATE`,
-    [customerId],
+/**
+ * The store's customer, created when the service meets them first through an activity, and
+ * locked: activities of one customer take their turn. Details fill only what the service does
+ * not know yet, and never those of an erased customer: an activity brings no one back.
+ */
+export async function lockActivityCustomer(
+  db: Queryable,
+  storeId: number,
+  customer: { externalId: number; email?: string; firstName?: string; lastName?: string },
+): Promise<{ id: number; balance: number }> {
+  const { rows } = await db.query<{ id: number; balance: number }>(
+    `INSERT INTO customers (store_id, external_id, email, first_name, last_name)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (store_id, external_id) DO UPDATE SET
+       email = CASE WHEN customers.erased_at IS NULL
+                    THEN coalesce(customers.email, excluded.email) END,
+       first_name = CASE WHEN customers.erased_at IS NULL
+                         THEN coalesce(customers.first_name, excluded.first_name) END,
+       last_name = CASE WHEN customers.erased_at IS NULL
+                        THEN coalesce(customers.last_name, excluded.last_name) END
+     RETURNING id, balance`,
+    [
+      storeId,
+      customer.externalId,
+      customer.email?.toLowerCase() ?? null,
+      customer.firstName ?? null,
+      customer.lastName ?? null,
+    ],
   );
-  return rows[0]?.balance ?? 0;
+  return rows[0] as { id: number; balance: number };
 }

@@ -11,13 +11,13 @@ import type { Clock } from "../../clock.js";
 import { withTransaction } from "../../db/pool.js";
 import { recordEvents } from "../events/events.repository.js";
 import { appendLedgerEntries } from "../ledger/ledger.repository.js";
-import { upsertCustomers } from "../orders/orders.repository.js";
+import { AppError } from "../../errors.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import {
   creditsInPeriod,
   findActivity,
   insertActivity,
-  lockCustomerBalance,
+  lockActivityCustomer,
   type ActivityRow,
 } from "./activities.repository.js";
 
@@ -30,6 +30,26 @@ function answer(row: ActivityRow, balance: number): RecordActivityResponse {
     balance,
     recordedAt: row.recordedAt.toISOString(),
   };
+}
+
+/**
+ * An activity id names one activity of one customer: sent for another, it is refused (and the
+ * transaction, which created or locked that customer, is rolled back).
+ */
+function sameCustomer(row: ActivityRow, activity: RecordActivityRequest): ActivityRow {
+  if (row.customerExternalId === activity.customer.externalId) return row;
+  throw new AppError(
+    "validation-failed",
+    "This activityId was already sent for another customer of the store.",
+    [
+      {
+        location: "body",
+        pointer: "/activityId",
+        message: "was already sent for another customer",
+        code: "custom",
+      },
+    ],
+  );
 }
 
 /** POST /api/activity: ways to earn beyond orders. */
@@ -50,17 +70,21 @@ export class ActivitiesService {
     activity: RecordActivityRequest,
   ): Promise<RecordActivityResponse> {
     return withTransaction(this.pool, async (tx) => {
-      const customerIds = await upsertCustomers(tx, store.id, [activity.customer]);
-      const customerId = customerIds.get(activity.customer.externalId) as number;
-      const balance = await lockCustomerBalance(tx, customerId);
+      const { id: customerId, balance } = await lockActivityCustomer(
+        tx,
+        store.id,
+        activity.customer,
+      );
       const known = await findActivity(tx, store.id, activity.activityId);
-      if (known) return answer(known, balance);
+      if (known) return answer(sameCustomer(known, activity), balance);
 
       const now = this.clock();
       const { activities } = await findProgramSettings(tx, store.id);
       const rule = activities.find((candidate) => candidate.kind === activity.kind);
-      const limit =
-        FIXED_ACTIVITY_LIMITS[activity.kind as BuiltInActivityKind] ?? rule?.limit ?? null;
+      const fixed = Object.hasOwn(FIXED_ACTIVITY_LIMITS, activity.kind)
+        ? FIXED_ACTIVITY_LIMITS[activity.kind as BuiltInActivityKind]
+        : undefined;
+      const limit = fixed ?? rule?.limit ?? null;
       let outcome: ActivityOutcome = rule ? "credited" : "not-rewarded";
       if (
         rule &&
@@ -84,7 +108,7 @@ export class ActivitiesService {
       // Sent meanwhile for another customer of the store: the first stands.
       if (!row) {
         const first = (await findActivity(tx, store.id, activity.activityId)) as ActivityRow;
-        return answer(first, balance);
+        return answer(sameCustomer(first, activity), balance);
       }
       if (points === 0) return answer(row, balance);
       const [credited] = await appendLedgerEntries(
