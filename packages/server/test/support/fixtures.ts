@@ -6,9 +6,13 @@ import type { TestApp } from "./app.js";
 import { basic } from "./app.js";
 
 /** A store with an API key, as the CLI would create them. */
-export async function storeWithKey(app: TestApp, domain: string) {
+export async function storeWithKey(
+  app: TestApp,
+  domain: string,
+  details: { name?: string; language?: string } = {},
+) {
   const { stores, apiKeys } = app.context.services;
-  const store = await stores.create({ domain });
+  const store = await stores.create({ domain, ...details });
   const { key } = await apiKeys.create(store.reference);
   return { store, key, authorization: basic(key) };
 }

@@ -9,7 +9,7 @@ import {
 import { expect } from "vitest";
 import type { AdminSession } from "./admin.js";
 import { eventually, type TestApp } from "./app.js";
-import { addReward, addRule, hashFor, type storeWithKey } from "./fixtures.js";
+import { addReward, addRule, hashFor, storeWithKey } from "./fixtures.js";
 
 /**
  * A customer's life in a store, from outside: orders registered and refunded over the API and
@@ -46,15 +46,12 @@ export function programme(app: TestApp, admin: AdminSession) {
       settings: ProgramSettingsInput | undefined,
       store: { language?: string; name?: string } = {},
     ): Promise<Shop> {
-      const domain = `https://shop-${randomBytes(4).toString("hex")}.example`;
-      const { stores, apiKeys } = app.context.services;
-      const created = await stores.create({ domain, ...store });
-      const { key } = await apiKeys.create(created.reference);
-      const made = {
-        store: created,
-        key,
-        authorization: `Basic ${Buffer.from(`${key}:`).toString("base64")}`,
-      };
+      const made = await storeWithKey(
+        app,
+        `https://shop-${randomBytes(4).toString("hex")}.example`,
+        store,
+      );
+      const created = made.store;
       await addRule(pool, created.id, { kind: "default", rate: 1 });
       const { rewardId } = await addReward(pool, created.id, { triggerValue: 100 });
       if (settings !== undefined) {
@@ -107,18 +104,7 @@ export function programme(app: TestApp, admin: AdminSession) {
 
     /** Registers an order of `amount` (as many points) and waits for the worker to credit it. */
     async earn(s: Shop, externalId: number, amount: number, orderedAt: Date) {
-      const response = await post(
-        "/api/order/register",
-        {
-          externalId,
-          customer: { externalId: CUSTOMER, email: "ada@example.com", firstName: "Ada" },
-          currency: "EUR",
-          orderedAt: orderedAt.toISOString(),
-          lines: [{ lineId: 1, productId: 7, quantity: 1, unitPrice: amount, totalPaid: amount }],
-        },
-        { authorization: s.authorization },
-      );
-      expect(response.status, await response.clone().text()).toBe(201);
+      await this.send(s, externalId, amount, orderedAt);
       await eventually(async () => {
         const { rows } = await pool.query(
           `SELECT 1 FROM orders WHERE store_id = $1 AND external_id = $2 AND status = 'processed'`,
@@ -130,12 +116,7 @@ export function programme(app: TestApp, admin: AdminSession) {
 
     /** Declares a refund and waits for the worker to apply it. */
     async refund(s: Shop, externalId: number, body: Record<string, unknown>) {
-      const response = await post(
-        "/api/order/refund",
-        { externalId, ...body },
-        { authorization: s.authorization },
-      );
-      expect(response.status).toBe(201);
+      await this.declareRefund(s, externalId, body);
       await eventually(async () => {
         const { rows } = await pool.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM refunds
