@@ -300,6 +300,14 @@ describe("limits on who is asking, not how the header is written", () => {
       // The shop's own server, behind the same address, still registers its orders.
       expect((await register(right, 500)).status).toBe(201);
       expect((await fetch(rightHistory)).status).toBe(200);
+      // Even once a change of the store (the merchant edits a rule) made the server forget its
+      // credentials.
+      await guarded.context.pool.query("UPDATE stores SET language = language WHERE id = $1", [
+        store.id,
+      ]);
+      await guarded.context.services.changes.barrier();
+      expect((await register(right, 501)).status).toBe(201);
+      expect((await fetch(rightHistory)).status).toBe(200);
 
       // Invented keys and domains from that address cost no database query any more.
       const query = vi.spyOn(guarded.context.pool, "query");

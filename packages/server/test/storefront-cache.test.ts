@@ -222,6 +222,50 @@ describe("StorefrontCache", () => {
     expect(cache.store(SHOP.domain)).toMatchObject({ language: "de" });
   });
 
+  it("keeps what a load read while only other stores changed", async () => {
+    const pendingStore = deferred<StoreSummary | undefined>();
+    const pendingSection = deferred<{ value: string; version: string }>();
+    const findByDomain = vi
+      .fn<StoreFinder["findByDomain"]>()
+      .mockReturnValueOnce(pendingStore.promise)
+      .mockResolvedValueOnce(undefined);
+    const load = vi
+      .fn<StorefrontSection<string>["load"]>()
+      .mockReturnValueOnce(pendingSection.promise);
+    const changes = new FakeChanges();
+    const cache = new StorefrontCache({ findByDomain }, changes);
+
+    const racing = cache.store(SHOP.domain);
+    changes.storeChanged(OTHER.id);
+    pendingStore.resolve(SHOP);
+    expect(await racing).toEqual(SHOP);
+    const section: StorefrontSection<string> = { load };
+    const loading = cache.section(SHOP.domain, section);
+    changes.storeChanged(OTHER.id);
+    pendingSection.resolve({ value: "kept", version: "1" });
+    expect((await loading)?.value).toBe("kept");
+    // Both are answered from memory now.
+    expect(cache.store(SHOP.domain)).toEqual(SHOP);
+    expect(cache.section(SHOP.domain, section)).toMatchObject({ value: "kept" });
+    expect(findByDomain).toHaveBeenCalledTimes(1);
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it("does not keep an unknown domain read while any store changed: it may be the new one", async () => {
+    const pending = deferred<StoreSummary | undefined>();
+    const findByDomain = vi
+      .fn<StoreFinder["findByDomain"]>()
+      .mockReturnValueOnce(pending.promise)
+      .mockResolvedValue(OTHER);
+    const changes = new FakeChanges();
+    const cache = new StorefrontCache({ findByDomain }, changes);
+    const racing = cache.store(OTHER.domain);
+    changes.storeChanged(OTHER.id);
+    pending.resolve(undefined);
+    expect(await racing).toBeUndefined();
+    expect(await cache.store(OTHER.domain)).toEqual(OTHER);
+  });
+
   it("does not cache a failed load", async () => {
     const findByDomain = vi
       .fn<StoreFinder["findByDomain"]>()

@@ -38,6 +38,48 @@ export interface StoreChanges {
   barrier(): Promise<void>;
 }
 
+/**
+ * What a cache needs to decide whether a read may be kept: a read notes `now()` before it
+ * starts, and keeps what it read only if nothing it depends on changed since. A read of one
+ * store is spoiled only by a change of that store (or of everything): on a server with many
+ * stores, the other stores' changes must not keep a store out of memory (the failed
+ * authentication limit lets only credentials held in memory through).
+ */
+export class ChangeClock {
+  private tick = 0;
+  private anyAt = 0;
+  private everythingAt = 0;
+  /** The tick of each store's last change; at most one entry per store. */
+  private readonly storeAt = new Map<number, number>();
+
+  now(): number {
+    return this.tick;
+  }
+
+  storeChanged(storeId: number): void {
+    this.tick += 1;
+    this.anyAt = this.tick;
+    this.storeAt.set(storeId, this.tick);
+  }
+
+  everythingChanged(): void {
+    this.tick += 1;
+    this.anyAt = this.tick;
+    this.everythingAt = this.tick;
+    this.storeAt.clear();
+  }
+
+  /** Whether what was read of this store since `since` is still current. */
+  storeUnchangedSince(since: number, storeId: number): boolean {
+    return this.everythingAt <= since && (this.storeAt.get(storeId) ?? 0) <= since;
+  }
+
+  /** Whether nothing changed since `since` (a read that found no store: any change may add it). */
+  nothingChangedSince(since: number): boolean {
+    return this.anyAt <= since;
+  }
+}
+
 /** How long a back-office write waits for the other processes to acknowledge its change. */
 const BARRIER_TIMEOUT_MS = 2_000;
 

@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
 import { normalizeDomain } from "@loyalty/shared-types";
-import type { StoreChanges, StoreChangeSubscriber } from "../../db/store-changes.js";
+import {
+  ChangeClock,
+  type StoreChanges,
+  type StoreChangeSubscriber,
+} from "../../db/store-changes.js";
 import type { StoreRow } from "../stores/stores.repository.js";
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -61,8 +65,8 @@ function cachedSection<T>(loaded: { value: T; version: string }): CachedSection<
  * and while notifications could be missed every read goes to the database.
  */
 export class StorefrontCache implements StoreChangeSubscriber {
-  /** Bumped by every invalidation: a load that began before one must not keep what it read. */
-  private generation = 0;
+  /** A load does not keep what it read when its store changed while it ran. */
+  private readonly clock = new ChangeClock();
   private readonly entries = new Map<string, StoreEntry>();
   private readonly domainOfStore = new Map<number, string>();
   private readonly loadingStores = new Map<string, Promise<StoreEntry | undefined>>();
@@ -98,7 +102,7 @@ export class StorefrontCache implements StoreChangeSubscriber {
   }
 
   storeChanged(storeId: number): void {
-    this.generation += 1;
+    this.clock.storeChanged(storeId);
     this.loadingStores.clear();
     // The change may be a new store, or a domain moved: any domain may now be known.
     this.unknownDomains.clear();
@@ -109,7 +113,7 @@ export class StorefrontCache implements StoreChangeSubscriber {
   }
 
   everythingChanged(): void {
-    this.generation += 1;
+    this.clock.everythingChanged();
     this.loadingStores.clear();
     this.unknownDomains.clear();
     this.entries.clear();
@@ -128,7 +132,7 @@ export class StorefrontCache implements StoreChangeSubscriber {
   }
 
   private loadStore(key: string): Promise<StoreEntry | undefined> {
-    const generation = this.generation;
+    const since = this.clock.now();
     const settled = () => {
       if (this.loadingStores.get(key) === loading) this.loadingStores.delete(key);
     };
@@ -136,7 +140,11 @@ export class StorefrontCache implements StoreChangeSubscriber {
       (row) => {
         settled();
         const entry = row && { store: summaryOf(row), sections: new Map() };
-        if (this.generation === generation) this.remember(key, entry);
+        // A domain no store had may be anyone's after any change; a store only after its own.
+        const current = entry
+          ? this.clock.storeUnchangedSince(since, entry.store.id)
+          : this.clock.nothingChangedSince(since);
+        if (current) this.remember(key, entry);
         return entry;
       },
       (error: unknown) => {
@@ -173,15 +181,16 @@ export class StorefrontCache implements StoreChangeSubscriber {
     entry: StoreEntry,
     section: StorefrontSection<T>,
   ): Promise<CachedSection<T>> {
-    const generation = this.generation;
+    const since = this.clock.now();
     const forget = () => {
       if (entry.sections.get(section) === loading) entry.sections.delete(section);
     };
     const loading = section.load(entry.store).then(
       (loaded) => {
         const cached = cachedSection(loaded);
-        if (this.generation === generation) entry.sections.set(section, cached);
-        else forget();
+        if (this.clock.storeUnchangedSince(since, entry.store.id)) {
+          entry.sections.set(section, cached);
+        } else forget();
         return cached;
       },
       (error: unknown) => {

@@ -6,7 +6,11 @@ import type { Queryable } from "../../db/pool.js";
 import { constantTimeEqual, type SecretBox } from "../../crypto/secrets.js";
 import { AppError } from "../../errors.js";
 import { normalizeDomain } from "@loyalty/shared-types";
-import type { StoreChanges, StoreChangeSubscriber } from "../../db/store-changes.js";
+import {
+  ChangeClock,
+  type StoreChanges,
+  type StoreChangeSubscriber,
+} from "../../db/store-changes.js";
 import {
   findActiveKeyByPrefix,
   findStoreCredentialsByDomain,
@@ -56,8 +60,16 @@ export interface CustomerCredentials {
 export class ApiKeysService implements StoreChangeSubscriber {
   private readonly byPrefix = new Map<string, { store: AuthenticatedStore; key: string }>();
   private readonly byDomain = new Map<string, CustomerCredentials>();
-  /** Bumped by every notification: a read that started before one is not kept. */
-  private generation = 0;
+  /** A read is not kept when its store changed while it ran. */
+  private readonly clock = new ChangeClock();
+  /**
+   * Key prefixes and domains a look-up found (only real stores' credentials get here, so these
+   * stay as small as the stores): an address over its failed-authentication limit may still
+   * have them read from the database. Any store change empties that store's memory, and a shop's
+   * server must not be locked out because someone behind its address guessed meanwhile.
+   */
+  private readonly foundPrefixes = new Set<string>();
+  private readonly foundDomains = new Set<string>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -69,7 +81,7 @@ export class ApiKeysService implements StoreChangeSubscriber {
   }
 
   storeChanged(storeId: number): void {
-    this.generation += 1;
+    this.clock.storeChanged(storeId);
     for (const [prefix, entry] of this.byPrefix) {
       if (entry.store.id === storeId) this.byPrefix.delete(prefix);
     }
@@ -79,14 +91,14 @@ export class ApiKeysService implements StoreChangeSubscriber {
   }
 
   everythingChanged(): void {
-    this.generation += 1;
+    this.clock.everythingChanged();
     this.byPrefix.clear();
     this.byDomain.clear();
   }
 
-  /** Whether what was read at `generation` may be kept. */
-  private keeps(generation: number): boolean {
-    return this.changes?.listening === true && generation === this.generation;
+  /** Whether what was read of a store since `since` may be kept. */
+  private keeps(since: number, storeId: number): boolean {
+    return this.changes?.listening === true && this.clock.storeUnchangedSince(since, storeId);
   }
 
   /** Creates a key; the plain key is returned here once and can never be read again. */
@@ -131,7 +143,7 @@ export class ApiKeysService implements StoreChangeSubscriber {
 
   /**
    * Basic authentication: the store whose active key this is, or undefined. Without `lookups`,
-   * only a key held in memory can pass.
+   * only a key held in memory, or one a look-up found before, is checked.
    */
   async authenticate(
     key: string,
@@ -141,23 +153,27 @@ export class ApiKeysService implements StoreChangeSubscriber {
     if (!prefix) return undefined;
     let entry = this.changes?.listening ? this.byPrefix.get(prefix) : undefined;
     if (!entry) {
-      if (!lookups) return undefined;
-      const generation = this.generation;
+      if (!lookups && !this.foundPrefixes.has(prefix)) return undefined;
+      const since = this.clock.now();
       const sealed = await findActiveKeyByPrefix(this.pool, prefix);
-      if (!sealed) return undefined;
+      if (!sealed) {
+        this.foundPrefixes.delete(prefix);
+        return undefined;
+      }
+      this.foundPrefixes.add(prefix);
       const plain = this.secrets.decrypt(
         sealed.secret,
         sealContext(sealed.store.id, sealed.prefix),
       );
       entry = { store: sealed.store, key: plain };
-      if (this.keeps(generation)) this.byPrefix.set(prefix, entry);
+      if (this.keeps(since, sealed.store.id)) this.byPrefix.set(prefix, entry);
     }
     return constantTimeEqual(entry.key, key) ? entry.store : undefined;
   }
 
   /**
    * The store with this domain and its plain active keys, for customer HMAC checks. Without
-   * `lookups`, only a store held in memory is found.
+   * `lookups`, only a store held in memory, or one a look-up found before, is found.
    */
   async customerCredentials(
     domain: string,
@@ -166,17 +182,21 @@ export class ApiKeysService implements StoreChangeSubscriber {
     const normalized = normalizeDomain(domain);
     const cached = this.changes?.listening ? this.byDomain.get(normalized) : undefined;
     if (cached) return cached;
-    if (!lookups) return undefined;
-    const generation = this.generation;
+    if (!lookups && !this.foundDomains.has(normalized)) return undefined;
+    const since = this.clock.now();
     const found = await findStoreCredentialsByDomain(this.pool, normalized);
-    if (!found) return undefined;
+    if (!found) {
+      this.foundDomains.delete(normalized);
+      return undefined;
+    }
+    this.foundDomains.add(normalized);
     const credentials = {
       store: found.store,
       keys: found.keys.map((row) =>
         this.secrets.decrypt(row.secret, sealContext(found.store.id, row.prefix)),
       ),
     };
-    if (this.keeps(generation)) this.byDomain.set(normalized, credentials);
+    if (this.keeps(since, found.store.id)) this.byDomain.set(normalized, credentials);
     return credentials;
   }
 
