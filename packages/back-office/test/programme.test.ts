@@ -68,11 +68,23 @@ const CLUBS = [
   { id: 3, name: "Gold", threshold: 2500, multiplier: 1.5 },
 ].map((club) => clubSchema.parse({ ...club, createdAt: CREATED_AT, updatedAt: CREATED_AT }));
 
+/** The spec's clubs: points earned over the rolling 12 months, lost as soon as below. */
+const SPEC_CLUBS = {
+  basis: "points-earned",
+  period: "rolling-12-months",
+  downgrade: "immediately",
+} as const;
+
 /** The mocked programme: the contract's rules and clubs unless told otherwise. */
 function serveProgramme(
   rules: AttributionRule[] = RULES,
   clubs: Club[] = CLUBS,
-  settings: ProgramSettings = { pendingDays: 0, expiry: { mode: "off" }, activities: [] },
+  settings: ProgramSettings = {
+    pendingDays: 0,
+    expiry: { mode: "off" },
+    activities: [],
+    clubs: SPEC_CLUBS,
+  },
 ): void {
   serve(
     http.get(api("rules"), () => HttpResponse.json(rules)),
@@ -655,7 +667,12 @@ describe("the programme settings", () => {
   const days = () => page.getByRole("spinbutton", { name: "Days an order's points stay pending" });
 
   test("show the pending period, and save a new one with the keyboard alone", async () => {
-    serveProgramme(RULES, CLUBS, { pendingDays: 14, expiry: { mode: "off" }, activities: [] });
+    serveProgramme(RULES, CLUBS, {
+      pendingDays: 14,
+      expiry: { mode: "off" },
+      activities: [],
+      clubs: SPEC_CLUBS,
+    });
     serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
     await openProgramme();
     await expect.element(page.getByRole("group", { name: "Pending period" })).toBeVisible();
@@ -669,6 +686,14 @@ describe("the programme settings", () => {
     await userEvent.keyboard("{Control>}a{/Control}30");
     await userEvent.tab();
     expect(focused()).toBe(page.getByRole("combobox", { name: "Points expire" }).element());
+    for (const name of [
+      "Customers reach a club by",
+      "Counted over",
+      "A customer below their club's threshold leaves it",
+    ]) {
+      await userEvent.tab();
+      expect(focused()).toBe(page.getByRole("combobox", { name }).element());
+    }
     await userEvent.tab();
     expect(focused()).toBe(page.getByRole("button", { name: "Add a way to earn" }).element());
     await userEvent.tab();
@@ -683,6 +708,7 @@ describe("the programme settings", () => {
     expect(await sent!.json()).toEqual({
       pendingDays: 30,
       expiry: { mode: "off" },
+      clubs: SPEC_CLUBS,
       activities: [],
     });
     await expectNoAxeViolations();
@@ -711,6 +737,7 @@ describe("the programme settings", () => {
     expect(await sent!.json()).toEqual({
       pendingDays: 0,
       expiry: { mode: "lifetime", months: 24, warningDays: 30 },
+      clubs: SPEC_CLUBS,
       activities: [],
     });
 
@@ -723,7 +750,48 @@ describe("the programme settings", () => {
         const puts = requestsTo(settingsPath).filter((r) => r.method === "PUT");
         return puts.length === 2 ? await puts[1]!.json() : undefined;
       })
-      .toEqual({ pendingDays: 0, expiry: { mode: "off" }, activities: [] });
+      .toEqual({ pendingDays: 0, expiry: { mode: "off" }, clubs: SPEC_CLUBS, activities: [] });
+  });
+
+  test("sets how clubs are reached and kept, and describes the clubs by it", async () => {
+    serveProgramme();
+    serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
+    await openProgramme();
+    const clubs = page.getByRole("group", { name: "Clubs" });
+    const basis = clubs.getByRole("combobox", { name: "Customers reach a club by" });
+    await expect.element(basis).toHaveValue("points-earned");
+    await expect.element(basis).toHaveAccessibleDescription(/spending points never counts/);
+    await userEvent.selectOptions(basis, "amount-spent");
+    await userEvent.selectOptions(
+      clubs.getByRole("combobox", { name: "Counted over" }),
+      "calendar-year",
+    );
+    const downgrade = clubs.getByRole("combobox", {
+      name: "A customer below their club's threshold leaves it",
+    });
+    await userEvent.selectOptions(downgrade, "end-of-period");
+    await expect.element(downgrade).toHaveAccessibleDescription(/then reviewed on the period/);
+    await expectNoAxeViolations();
+    await userEvent.click(page.getByRole("button", { name: "Save the programme settings" }));
+    await expect
+      .element(page.getByRole("status").filter({ hasText: "Programme settings saved." }))
+      .toBeVisible();
+    const [sent] = requestsTo(settingsPath).filter((r) => r.method === "PUT");
+    expect(((await sent!.json()) as { clubs: unknown }).clubs).toEqual({
+      basis: "amount-spent",
+      period: "calendar-year",
+      downgrade: "end-of-period",
+    });
+    // What was saved is what the form shows, and the clubs are described by it.
+    await expect.element(basis).toHaveValue("amount-spent");
+    await expect.element(downgrade).toHaveValue("end-of-period");
+    await expect
+      .element(page.getByRole("list", { name: "Clubs" }))
+      .toHaveTextContent(/From €1,000\.00 spent in a calendar year/);
+    await userEvent.click(page.getByRole("button", { name: "Add a club" }));
+    await expect
+      .element(page.getByRole("spinbutton", { name: "Amount to reach it" }))
+      .toHaveAccessibleDescription("An amount in your currency, spent in a calendar year.");
   });
 
   test("adds, keeps and removes ways to earn beyond orders", async () => {
@@ -731,6 +799,7 @@ describe("the programme settings", () => {
       pendingDays: 0,
       expiry: { mode: "off" },
       activities: [{ kind: "signup", label: "", points: 100, limit: null }],
+      clubs: SPEC_CLUBS,
     });
     serve(http.put(settingsPath, async ({ request }) => HttpResponse.json(await request.json())));
     await openProgramme();
@@ -759,6 +828,7 @@ describe("the programme settings", () => {
     expect(await sent!.json()).toEqual({
       pendingDays: 0,
       expiry: { mode: "off" },
+      clubs: SPEC_CLUBS,
       activities: [
         { kind: "signup", label: "", points: 100, limit: null },
         {
@@ -781,6 +851,7 @@ describe("the programme settings", () => {
       pendingDays: 0,
       expiry: { mode: "off" },
       activities: [{ kind: "review", label: "", points: 50, limit: null }],
+      clubs: SPEC_CLUBS,
     });
     await openProgramme();
     await userEvent.click(page.getByRole("button", { name: "Add a way to earn" }));
@@ -818,14 +889,16 @@ describe("the programme settings", () => {
         once: true,
       }),
     );
-    await openProgramme();
-    const settings = page
-      .getByRole("region", { name: "Programme settings" })
-      .or(page.getByRole("heading", { name: "Programme settings" }));
-    await expect.element(settings.first()).toBeVisible();
+    // The settings load with the rules and clubs (the clubs are described by them): one
+    // problem for the three, and one retry.
+    await startApp(programmePath, signedIn);
     await expect.element(page.getByRole("alert")).toHaveTextContent("The server failed.");
+    await expectNoAxeViolations();
     await userEvent.click(page.getByRole("button", { name: "Try again" }));
     await expect.element(days()).toHaveValue(0);
+    await expect
+      .element(page.getByRole("heading", { level: 2, name: "Attribution rules" }))
+      .toBeVisible();
   });
 });
 
@@ -839,7 +912,12 @@ describe("the programme screen", () => {
       }),
       http.get(api("clubs"), () => HttpResponse.json(CLUBS)),
       http.get(api("program-settings"), () =>
-        HttpResponse.json({ pendingDays: 0, expiry: { mode: "off" }, activities: [] }),
+        HttpResponse.json({
+          pendingDays: 0,
+          expiry: { mode: "off" },
+          activities: [],
+          clubs: SPEC_CLUBS,
+        }),
       ),
     );
     await startApp(programmePath, signedIn);

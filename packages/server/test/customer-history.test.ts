@@ -293,6 +293,14 @@ describe("GET /point/user-history/{externalId}", () => {
         multiplier: 1.5,
         pointsToReach: 45,
       },
+      clubQualification: {
+        basis: "points-earned",
+        period: "rolling-12-months",
+        downgrade: "immediately",
+        figure: 255,
+        periodStart: expect.any(String),
+        keptUntil: null,
+      },
       transactions: [
         {
           ...none,
@@ -512,6 +520,14 @@ describe("GET /point/user-history/{externalId}", () => {
           multiplier: 1.25,
           pointsToReach: 200,
         },
+        clubQualification: {
+          basis: "points-earned",
+          period: "rolling-12-months",
+          downgrade: "immediately",
+          figure: 0,
+          periodStart: expect.any(String),
+          keptUntil: null,
+        },
         transactions: [],
         nextCursor: null,
       });
@@ -530,6 +546,14 @@ describe("GET /point/user-history/{externalId}", () => {
       earnedLast12Months: 0,
       club: null,
       nextClub: null,
+      clubQualification: {
+        basis: "points-earned",
+        period: "rolling-12-months",
+        downgrade: "immediately",
+        figure: 0,
+        periodStart: expect.any(String),
+        keptUntil: null,
+      },
       transactions: [],
       nextCursor: null,
     });

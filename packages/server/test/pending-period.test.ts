@@ -34,7 +34,13 @@ describe("programme settings", () => {
     const path = `/admin/stores/${s.store.id}/program-settings`;
     const read = await admin.request("GET", path);
     expect(read.status).toBe(200);
-    expect(await read.json()).toEqual({ pendingDays: 0, expiry: { mode: "off" }, activities: [] });
+    const defaults = {
+      pendingDays: 0,
+      expiry: { mode: "off" },
+      activities: [],
+      clubs: { basis: "points-earned", period: "rolling-12-months", downgrade: "immediately" },
+    };
+    expect(await read.json()).toEqual(defaults);
 
     expect((await admin.request("PUT", path, { pendingDays: 30 })).status).toBe(200);
     for (const bad of [
@@ -51,16 +57,11 @@ describe("programme settings", () => {
       ]);
     }
     expect(await (await admin.request("GET", path)).json()).toEqual({
+      ...defaults,
       pendingDays: 30,
-      expiry: { mode: "off" },
-      activities: [],
     });
     // A setting left out goes back to its default.
-    expect(await (await admin.request("PUT", path, {})).json()).toEqual({
-      pendingDays: 0,
-      expiry: { mode: "off" },
-      activities: [],
-    });
+    expect(await (await admin.request("PUT", path, {})).json()).toEqual(defaults);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   storeDomainSchema,
   storeReferenceSchema,
 } from "./common.js";
-import { ledgerKindSchema } from "./customers.js";
+import { clubQualificationSchema, ledgerKindSchema } from "./customers.js";
 import { eventTypeSchema } from "./events.js";
 import { refundStatusSchema } from "./orders.js";
 import { platformKindSchema, platformSettingsSchema } from "./platforms.js";
@@ -630,6 +630,8 @@ export const adminCustomerSummarySchema = adminCustomerSchema.extend({
   /** Points earned over the rolling last 12 months: what clubs are measured on. */
   earnedLast12Months: pointsSchema.min(0),
   club: z.object({ id: idSchema, name: z.string(), multiplier: z.number().min(0) }).nullable(),
+  /** The figure the store's clubs are measured on, over its period (see the club policy). */
+  clubQualification: clubQualificationSchema,
 });
 export type AdminCustomerSummary = z.infer<typeof adminCustomerSummarySchema>;
 

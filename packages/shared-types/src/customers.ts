@@ -13,6 +13,7 @@ import {
   orderExternalRefSchema,
   orderExternalReferenceSchema,
 } from "./orders.js";
+import { CLUB_BASES, CLUB_DOWNGRADES, CLUB_PERIODS } from "./program.js";
 import { usesLegacyOrderRef, type ApiRevision } from "./revisions.js";
 
 /** Query of the HMAC-authenticated customer operations. */
@@ -151,6 +152,20 @@ export const negativeBalanceSchema = z.object({
 });
 export type NegativeBalance = z.infer<typeof negativeBalanceSchema>;
 
+/** The figure clubs are measured on, for one customer, over the store's period. */
+export const clubQualificationSchema = z.object({
+  basis: z.enum(CLUB_BASES),
+  period: z.enum(CLUB_PERIODS),
+  downgrade: z.enum(CLUB_DOWNGRADES),
+  /** Points earned, or amount spent in the store's currency, over the period so far. */
+  figure: z.number(),
+  /** When the period counted began; null for `lifetime`. */
+  periodStart: isoDateTimeSchema.nullable(),
+  /** When the club is reviewed next when it may be lost (end-of-period downgrades, a calendar year's end); null when it is kept for ever, or lost as soon as the figure falls. */
+  keptUntil: isoDateTimeSchema.nullable(),
+});
+export type ClubQualification = z.infer<typeof clubQualificationSchema>;
+
 const customerHistoryFields = {
   externalId: externalIdSchema,
   /**
@@ -173,8 +188,14 @@ const customerHistoryFields = {
   earnedLast12Months: pointsSchema.min(0),
   /** The highest club reached; null below the lowest threshold or when the store has none. */
   club: clubSummarySchema.nullable(),
-  /** The club above, with the points still to earn; null at the top. */
+  /**
+   * The club above, with what is still to earn; null at the top. For a store whose clubs count
+   * the amount spent, `pointsToReach` is the amount still to spend, in whole units of the
+   * store's currency (rounded up).
+   */
   nextClub: clubSummarySchema.extend({ pointsToReach: pointsSchema.min(0) }).nullable(),
+  /** What the club is measured on, as the store set it, and where the customer stands. */
+  clubQualification: clubQualificationSchema,
   /** Pass as `cursor` to read the next page; null on the last page. */
   nextCursor: z.string().nullable(),
 };

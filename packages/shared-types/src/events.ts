@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { externalIdSchema, isoDateTimeSchema, pointsSchema } from "./common.js";
 import { refundStatusSchema } from "./orders.js";
+import { CLUB_BASES, CLUB_PERIODS } from "./program.js";
 
 /**
- * The five events of the spec, then those of the store's expiry policy, written to the outbox
+ * The five events of the spec, then those of the store's expiry policy and clubs, written to the outbox
  * with the change that causes them.
  */
 export const EVENT_TYPES = [
@@ -14,9 +15,18 @@ export const EVENT_TYPES = [
   "REWARD_OBTAINED",
   "POINTS_EXPIRING",
   "POINTS_EXPIRED",
+  "CLUB_CHANGED",
 ] as const;
 export const eventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A club as events name it. */
+const eventClubSchema = z.object({
+  id: externalIdSchema,
+  name: z.string(),
+  threshold: pointsSchema.min(0),
+  multiplier: z.number().min(0),
+});
 
 /**
  * An order as events name it. Events are not served per revision, so the identifier is the
@@ -90,6 +100,25 @@ export const eventDataSchemas = {
     points: pointsSchema.min(1),
     /** The customer's balance after the expiry. */
     balance: pointsSchema,
+  }),
+  /**
+   * The customer's club changed: reached by earning or spending, or lost when the figure fell
+   * (a refund, the period moving on) or a kept club's period ended. Not sent for the clubs a
+   * store's change of clubs or club policy gives or takes: those are reviewed in the
+   * background and sent as they are found.
+   */
+  CLUB_CHANGED: z.object({
+    customer: eventCustomerSchema,
+    /** The club now; null below the lowest threshold. */
+    club: eventClubSchema.nullable(),
+    /** The club before; null when the customer had none. */
+    previousClub: eventClubSchema.nullable(),
+    /** The figure the clubs are measured on (points, or an amount in the store's currency). */
+    figure: z.number(),
+    basis: z.enum(CLUB_BASES),
+    period: z.enum(CLUB_PERIODS),
+    /** When a club kept until the end of its period is reviewed; null otherwise. */
+    keptUntil: isoDateTimeSchema.nullable(),
   }),
 } satisfies Record<EventType, z.ZodType>;
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;

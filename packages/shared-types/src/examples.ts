@@ -185,6 +185,21 @@ const programSettings = {
     { kind: "review", label: "", points: 50, limit: { count: 3, period: "month" as const } },
     { kind: "photo_review", label: "Photo review", points: 80, limit: null },
   ],
+  clubs: {
+    basis: "amount-spent" as const,
+    period: "calendar-year" as const,
+    downgrade: "end-of-period" as const,
+  },
+};
+
+/** Where the customer of the examples stands for clubs: the spec's rolling 12 months. */
+const clubQualification = {
+  basis: "points-earned" as const,
+  period: "rolling-12-months" as const,
+  downgrade: "immediately" as const,
+  figure: 1240,
+  periodStart: "2025-04-12T09:30:00.000Z",
+  keptUntil: null,
 };
 
 const history = {
@@ -197,6 +212,7 @@ const history = {
   earnedLast12Months: 1240,
   club: clubs.silver,
   nextClub: { ...clubs.gold, pointsToReach: 1260 },
+  clubQualification,
   nextCursor: "OTAwMg",
 };
 
@@ -388,6 +404,7 @@ const adminCustomerSummary = {
   ...adminCustomer,
   earnedLast12Months: 1_240,
   club: { id: 1, name: "Silver", multiplier: 1.2 },
+  clubQualification,
 };
 
 const adjustment = {

@@ -31,6 +31,39 @@ export const expiryPolicySchema = z.discriminatedUnion("mode", [
 export type ExpiryPolicy = z.output<typeof expiryPolicySchema>;
 export type ExpiryMode = ExpiryPolicy["mode"];
 
+/** What a club's threshold counts: points earned (net of refunds), or the amount spent on orders (net of refunds, in the store's currency). */
+export const CLUB_BASES = ["points-earned", "amount-spent"] as const;
+/** Over what time the threshold is counted. */
+export const CLUB_PERIODS = ["rolling-12-months", "calendar-year", "lifetime"] as const;
+/** When a customer whose figure fell below their club's threshold leaves it. */
+export const CLUB_DOWNGRADES = ["immediately", "end-of-period"] as const;
+
+/**
+ * How customers reach and keep clubs. The defaults are the spec's: points earned over the
+ * rolling last 12 months, and a customer leaves a club as soon as the figure is below it.
+ *
+ * - `basis`: `points-earned` counts the points orders, referrals and activities brought, less
+ *   what refunds took back (spending never counts); `amount-spent` counts what the customer
+ *   paid for orders dated in the period (`totalPaid`, or the sum of its lines), less refunds,
+ *   and the clubs' thresholds are then amounts in whole units of the store's currency.
+ * - `period`: `rolling-12-months`, `calendar-year` (1 January to 31 December, UTC; the figure
+ *   starts again each year) or `lifetime`.
+ * - `downgrade`: `immediately`, or `end-of-period`: a club reached is kept until the end of the
+ *   period (the calendar year; 12 months after it was reached for a rolling period; for ever for
+ *   `lifetime`), then reviewed on the figure of the period that ended. With `calendar-year`, the
+ *   club last year's figure reached is kept all this year.
+ */
+export const clubPolicySchema = z
+  .object({
+    basis: z.enum(CLUB_BASES).default("points-earned"),
+    period: z.enum(CLUB_PERIODS).default("rolling-12-months"),
+    downgrade: z.enum(CLUB_DOWNGRADES).default("immediately"),
+  })
+  .strict();
+export type ClubPolicy = z.output<typeof clubPolicySchema>;
+export type ClubBasis = ClubPolicy["basis"];
+export type ClubPeriod = ClubPolicy["period"];
+
 /**
  * How a store's points programme runs, beyond the spec's defaults. Every field defaults to the
  * spec's behaviour, so a store that never sets them (or sets `{}`) runs exactly as the spec says.
@@ -49,6 +82,12 @@ export const programSettingsSchema = z
     expiry: expiryPolicySchema.default({ mode: "off" }),
     /** Ways to earn beyond orders (`POST /api/activity`): none by default. */
     activities: activityRulesSchema.default([]),
+    /** How clubs are reached and kept; the spec's rolling 12 months of points by default. */
+    clubs: clubPolicySchema.default({
+      basis: "points-earned",
+      period: "rolling-12-months",
+      downgrade: "immediately",
+    }),
   })
   .strict()
   .superRefine((settings, context) => {

@@ -66,6 +66,14 @@ const history = {
   earnedLast12Months: 255,
   club: { id: 2, name: "Silver", threshold: 200, multiplier: 1.25 },
   nextClub: { id: 3, name: "Gold", threshold: 300, multiplier: 1.5, pointsToReach: 45 },
+  clubQualification: {
+    basis: "points-earned" as const,
+    period: "rolling-12-months" as const,
+    downgrade: "immediately" as const,
+    figure: 255,
+    periodStart: "2025-03-10T00:00:00.000Z",
+    keptUntil: null,
+  },
   nextCursor: "MTI",
 };
 const transaction = {

@@ -13,7 +13,13 @@ import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui
 import { formText } from "../ui/form-data.js";
 import { fieldStyles, inputField } from "../ui/form-field.js";
 import { formProblem } from "../ui/form-problem.js";
-import { formatDate, formatDateTime, formatNumber, formatPoints } from "../ui/format.js";
+import {
+  formatCurrency,
+  formatDate,
+  formatDateTime,
+  formatNumber,
+  formatPoints,
+} from "../ui/format.js";
 import { announce } from "../ui/live-region.js";
 import { loadMoreButton, PagedList } from "../ui/paged-list.js";
 import { problemMessage } from "../ui/problem-message.js";
@@ -317,12 +323,41 @@ export class CustomerScreen extends StoreScreen {
             </p>`
           : nothing
       }
-      <p>
-        ${msg(
-          str`${formatPoints(summary.earnedLast12Months)} earned in the last 12 months, what clubs are measured on.`,
-        )}
-      </p>
+      <p>${this.#qualification(summary.clubQualification)}</p>
+      ${
+        club && summary.clubQualification.keptUntil
+          ? html`<p class="muted">
+              ${msg(
+                str`Kept until ${formatDate(summary.clubQualification.keptUntil)}, whatever the figure; then reviewed.`,
+              )}
+            </p>`
+          : nothing
+      }
     </section>`;
+  }
+
+  /** The figure clubs are measured on, over the store's period, in words. */
+  #qualification(qualification: AdminCustomerSummary["clubQualification"]) {
+    if (qualification.basis === "amount-spent") {
+      const spent = formatCurrency(qualification.figure, this.store.currency);
+      switch (qualification.period) {
+        case "rolling-12-months":
+          return msg(str`${spent} spent in the last 12 months, what clubs are measured on.`);
+        case "calendar-year":
+          return msg(str`${spent} spent this calendar year, what clubs are measured on.`);
+        case "lifetime":
+          return msg(str`${spent} spent since the first order, what clubs are measured on.`);
+      }
+    }
+    const earned = formatPoints(qualification.figure);
+    switch (qualification.period) {
+      case "rolling-12-months":
+        return msg(str`${earned} earned in the last 12 months, what clubs are measured on.`);
+      case "calendar-year":
+        return msg(str`${earned} earned this calendar year, what clubs are measured on.`);
+      case "lifetime":
+        return msg(str`${earned} earned since the first order, what clubs are measured on.`);
+    }
   }
 
   #renderProfile(customer: AdminCustomer) {

@@ -1,6 +1,12 @@
 import { msg, str } from "@lit/localize";
 import { Task } from "@lit/task";
-import type { AttributionRule, Club, RuleKind } from "@loyalty/shared-types";
+import type {
+  AttributionRule,
+  Club,
+  ClubPolicy,
+  ProgramSettings,
+  RuleKind,
+} from "@loyalty/shared-types";
 import { css, html, nothing, type TemplateResult } from "lit";
 import { live } from "lit/directives/live.js";
 import { api } from "../api/client.js";
@@ -191,6 +197,7 @@ export class ProgrammeScreen extends StoreScreen {
     ...StoreScreen.properties,
     rules: { state: true },
     clubs: { state: true },
+    settings: { state: true },
     ruleEditing: { state: true },
     clubEditing: { state: true },
     newKind: { state: true },
@@ -204,6 +211,8 @@ export class ProgrammeScreen extends StoreScreen {
 
   declare rules: AttributionRule[];
   declare clubs: Club[];
+  /** The programme settings: the clubs are described by their policy. */
+  declare settings: ProgramSettings | undefined;
   declare ruleEditing: Editing;
   declare clubEditing: Editing;
   /** The kind chosen in the create form. */
@@ -221,6 +230,7 @@ export class ProgrammeScreen extends StoreScreen {
     super();
     this.rules = [];
     this.clubs = [];
+    this.settings = undefined;
     this.ruleEditing = undefined;
     this.clubEditing = undefined;
     this.newKind = "product";
@@ -232,15 +242,18 @@ export class ProgrammeScreen extends StoreScreen {
     this.listProblem = undefined;
   }
 
-  // Rules and clubs arrive together: the lists take their place at once, nothing below moves.
+  // Rules, clubs and settings arrive together: the lists take their place at once, nothing
+  // below moves.
   readonly #programme = new Task(this, {
     task: async ([storeId], { signal }) => {
-      const [rules, clubs] = await Promise.all([
+      const [rules, clubs, settings] = await Promise.all([
         api.call("listRules", { params: { storeId }, signal }),
         api.call("listClubs", { params: { storeId }, signal }),
+        api.call("getProgramSettings", { params: { storeId }, signal }),
       ]);
       this.rules = rules;
       this.clubs = clubs;
+      this.settings = settings;
       return true;
     },
     args: () => [this.store.id] as const,
@@ -464,6 +477,10 @@ export class ProgrammeScreen extends StoreScreen {
               ${this.#renderRules()} ${this.#renderClubs()}
               <bo-program-settings-section
                 .storeId=${this.store.id}
+                .settings=${this.settings}
+                @settings-saved=${(event: CustomEvent<ProgramSettings>) => {
+                  this.settings = event.detail;
+                }}
               ></bo-program-settings-section>`,
         })}
         <section class="preview card" aria-labelledby="preview-heading">
@@ -623,7 +640,7 @@ export class ProgrammeScreen extends StoreScreen {
       </div>
       <p class="explain">
         ${msg(
-          "A customer belongs to the highest club whose threshold their points earned over the last 12 months reach. The club's multiplier applies to the points of their next orders.",
+          "A customer belongs to the highest club whose threshold they reach, counted as the programme settings below say. The club's multiplier applies to the points of their next orders.",
         )}
       </p>
       ${this.clubEditing === "new" ? this.#clubForm(undefined) : nothing}
@@ -637,9 +654,21 @@ export class ProgrammeScreen extends StoreScreen {
     </section>`;
   }
 
+  /** How the store counts its clubs' thresholds (the spec's way until its settings load). */
+  get #clubPolicy(): ClubPolicy {
+    return (
+      this.settings?.clubs ?? {
+        basis: "points-earned",
+        period: "rolling-12-months",
+        downgrade: "immediately",
+      }
+    );
+  }
+
   #clubForm(club: Club | undefined): TemplateResult {
     return clubForm({
       club,
+      policy: this.#clubPolicy,
       prefix: club ? `club-${club.id}` : "club-new",
       errors: this.clubErrors,
       saving: this.saving,
@@ -653,7 +682,7 @@ export class ProgrammeScreen extends StoreScreen {
     return html`<li class="item">
       <div class="item__main">
         <h3 class="item__title" id="club-${club.id}-title">${club.name}</h3>
-        <p class="muted">${clubThreshold(club)}</p>
+        <p class="muted">${clubThreshold(club, this.#clubPolicy, this.store.currency)}</p>
         <p>${clubEarning(club)}</p>
       </div>
       <div class="item__actions">

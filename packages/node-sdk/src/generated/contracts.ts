@@ -56,7 +56,8 @@ export type EventType =
   | "POINTS_DEDUCTED"
   | "REWARD_OBTAINED"
   | "POINTS_EXPIRING"
-  | "POINTS_EXPIRED";
+  | "POINTS_EXPIRED"
+  | "CLUB_CHANGED";
 
 /** What a refund declaration says of the order. */
 export type RefundStatus = "partially_refunded" | "refunded" | "cancelled";
@@ -354,7 +355,11 @@ export type CustomerHistoryResponseV1 = {
   earnedLast12Months: number;
   /** The highest club reached; null below the lowest threshold or when the store has none. */
   club: ClubSummary | null;
-  /** The club above, with the points still to earn; null at the top. */
+  /**
+   * The club above, with what is still to earn; null at the top. For a store whose clubs count
+   * the amount spent, `pointsToReach` is the amount still to spend, in whole units of the
+   * store's currency (rounded up).
+   */
   nextClub: {
     id: number;
     name: string;
@@ -364,6 +369,18 @@ export type CustomerHistoryResponseV1 = {
     multiplier: number;
     pointsToReach: number;
   } | null;
+  /** What the club is measured on, as the store set it, and where the customer stands. */
+  clubQualification: {
+    basis: "points-earned" | "amount-spent";
+    period: "rolling-12-months" | "calendar-year" | "lifetime";
+    downgrade: "immediately" | "end-of-period";
+    /** Points earned, or amount spent in the store's currency, over the period so far. */
+    figure: number;
+    /** When the period counted began; null for `lifetime`. */
+    periodStart: string | null;
+    /** When the club is reviewed next when it may be lost (end-of-period downgrades, a calendar year's end); null when it is kept for ever, or lost as soon as the figure falls. */
+    keptUntil: string | null;
+  };
   /** Pass as `cursor` to read the next page; null on the last page. */
   nextCursor: string | null;
 };
@@ -401,7 +418,11 @@ export type CustomerHistoryResponseV2 = {
   earnedLast12Months: number;
   /** The highest club reached; null below the lowest threshold or when the store has none. */
   club: ClubSummary | null;
-  /** The club above, with the points still to earn; null at the top. */
+  /**
+   * The club above, with what is still to earn; null at the top. For a store whose clubs count
+   * the amount spent, `pointsToReach` is the amount still to spend, in whole units of the
+   * store's currency (rounded up).
+   */
   nextClub: {
     id: number;
     name: string;
@@ -411,6 +432,18 @@ export type CustomerHistoryResponseV2 = {
     multiplier: number;
     pointsToReach: number;
   } | null;
+  /** What the club is measured on, as the store set it, and where the customer stands. */
+  clubQualification: {
+    basis: "points-earned" | "amount-spent";
+    period: "rolling-12-months" | "calendar-year" | "lifetime";
+    downgrade: "immediately" | "end-of-period";
+    /** Points earned, or amount spent in the store's currency, over the period so far. */
+    figure: number;
+    /** When the period counted began; null for `lifetime`. */
+    periodStart: string | null;
+    /** When the club is reviewed next when it may be lost (end-of-period downgrades, a calendar year's end); null when it is kept for ever, or lost as soon as the figure falls. */
+    keptUntil: string | null;
+  };
   /** Pass as `cursor` to read the next page; null on the last page. */
   nextCursor: string | null;
 };
@@ -817,5 +850,35 @@ export type WebhookEvent =
         points: number;
         /** The customer's balance after the expiry. */
         balance: number;
+      };
+    }
+  | {
+      id: string;
+      type: "CLUB_CHANGED";
+      createdAt: string;
+      data: {
+        customer: {
+          externalId: number;
+        };
+        /** The club now; null below the lowest threshold. */
+        club: {
+          id: number;
+          name: string;
+          threshold: number;
+          multiplier: number;
+        } | null;
+        /** The club before; null when the customer had none. */
+        previousClub: {
+          id: number;
+          name: string;
+          threshold: number;
+          multiplier: number;
+        } | null;
+        /** The figure the clubs are measured on (points, or an amount in the store's currency). */
+        figure: number;
+        basis: "points-earned" | "amount-spent";
+        period: "rolling-12-months" | "calendar-year" | "lifetime";
+        /** When a club kept until the end of its period is reviewed; null otherwise. */
+        keptUntil: string | null;
       };
     };

@@ -3,6 +3,7 @@ import {
   customerHistoryResponseV2Schema,
   eventDataSchemas,
   type CustomerHistoryResponseV2,
+  type EventData,
   type EventType,
   type ProgramSettingsInput,
 } from "@loyalty/shared-types";
@@ -150,11 +151,11 @@ export function programme(app: TestApp, admin: AdminSession) {
         `SELECT payload FROM outbox_events WHERE store_id = $1 AND type = $2 ORDER BY id`,
         [s.store.id, type],
       );
-      return rows.map((row) => eventDataSchemas[type].parse(row.payload));
+      return rows.map((row) => eventDataSchemas[type].parse(row.payload) as EventData<T>);
     },
 
     /** Runs a task through the job queue, as its schedule does, and waits for it to finish. */
-    async runJob(task: "release-pending-points" | "expire-points") {
+    async runJob(task: "release-pending-points" | "expire-points" | "review-clubs") {
       const { rows } = await pool.query<{ id: string }>(
         `SELECT id FROM graphile_worker.add_job($1, '{}'::json)`,
         [task],

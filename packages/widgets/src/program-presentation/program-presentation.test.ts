@@ -579,6 +579,33 @@ describe("<loyalty-program-presentation> sections", () => {
     expect(request!.headers.get("revision")).toBe("2026-08-26");
   });
 
+  it("measures club progress on the store's figure: the amount to spend for clubs by spending", async () => {
+    serve(
+      http.get(`${API}/point/user-history/:id`, () =>
+        HttpResponse.json(
+          history({
+            earnedLast12Months: 82,
+            club: null,
+            nextClub: { id: 3, name: "Gold", threshold: 500, multiplier: 1.5, pointsToReach: 180 },
+            clubQualification: {
+              basis: "amount-spent",
+              period: "calendar-year",
+              downgrade: "end-of-period",
+              figure: 320.5,
+              periodStart: "2026-01-01T00:00:00.000Z",
+              keptUntil: null,
+            },
+          }),
+        ),
+      ),
+    );
+    const element = await mount<Widget>(tag(IDENTIFIED));
+    expect(part(element, "#next-club").textContent?.trim()).toBe("Spend 180 more to reach Gold");
+    const progress = part<HTMLProgressElement>(element, "progress");
+    expect([progress.value, progress.max]).toEqual([320.5, 500]);
+    await expectAccessible();
+  });
+
   it("shows pending points apart, with when they become spendable, and never offers them", async () => {
     const page = history({ pendingPoints: 200 });
     const [newest, ...older] = page.transactions;

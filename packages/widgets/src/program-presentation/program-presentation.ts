@@ -279,7 +279,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
   }
 
   private historyBody(data: Data, section: Sections["history"], locale: Locale) {
-    const { t, points, date } = locale;
+    const { t, points, number, date } = locale;
     const { history, historyError } = data;
     if (!data.customer || historyError === 401) {
       return html`<p>${historyError ? t("signInAgain") : section.signedOutText}</p>
@@ -324,12 +324,22 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
       ${
         nextClub
           ? html`<p id="next-club">
-                ${t("toNextClub", { points: points(nextClub.pointsToReach), club: nextClub.name })}
+                ${
+                  history.clubQualification.basis === "amount-spent"
+                    ? t("toNextClubSpent", {
+                        amount: number(nextClub.pointsToReach),
+                        club: nextClub.name,
+                      })
+                    : t("toNextClub", {
+                        points: points(nextClub.pointsToReach),
+                        club: nextClub.name,
+                      })
+                }
               </p>
               <progress
                 aria-labelledby="next-club"
                 max=${nextClub.threshold}
-                .value=${history.earnedLast12Months}
+                .value=${history.clubQualification.figure}
               ></progress>`
           : nothing
       }

@@ -165,6 +165,14 @@ export const history = (
     earnedLast12Months: 820,
     club: { id: 2, name: "Silver", threshold: 500, multiplier: 1.25 },
     nextClub: { id: 3, name: "Gold", threshold: 2000, multiplier: 1.5, pointsToReach: 1180 },
+    clubQualification: {
+      basis: "points-earned",
+      period: "rolling-12-months",
+      downgrade: "immediately",
+      figure: 820,
+      periodStart: "2025-11-26T10:00:00.000Z",
+      keptUntil: null,
+    },
     nextCursor: null,
     transactions: [
       {

@@ -18,5 +18,7 @@ export function eventLabel(event: EventType): string {
       return msg("Points about to expire");
     case "POINTS_EXPIRED":
       return msg("Points expired");
+    case "CLUB_CHANGED":
+      return msg("Club changed");
   }
 }

@@ -1,5 +1,5 @@
 import { msg, str } from "@lit/localize";
-import type { AttributionRule, Club, RuleKind } from "@loyalty/shared-types";
+import type { AttributionRule, Club, ClubPolicy, RuleKind } from "@loyalty/shared-types";
 import { intlLocale } from "../../i18n/locale.js";
 import { formatNumber } from "../../ui/format.js";
 
@@ -70,7 +70,48 @@ export function clubEarning(club: Club): string {
     : msg(str`Points ${multiplierText(club.multiplier)}`);
 }
 
-/** What it takes to belong to a club. */
-export function clubThreshold(club: Club): string {
-  return msg(str`From ${pointsAmount(club.threshold)} earned over the last 12 months`);
+/** What it takes to belong to a club, by the store's club policy. */
+export function clubThreshold(club: Club, policy: ClubPolicy, currency: string): string {
+  if (policy.basis === "amount-spent") {
+    const spent = formatNumber(club.threshold, { style: "currency", currency });
+    switch (policy.period) {
+      case "rolling-12-months":
+        return msg(str`From ${spent} spent over the last 12 months`);
+      case "calendar-year":
+        return msg(str`From ${spent} spent in a calendar year`);
+      case "lifetime":
+        return msg(str`From ${spent} spent in all`);
+    }
+  }
+  const earned = pointsAmount(club.threshold);
+  switch (policy.period) {
+    case "rolling-12-months":
+      return msg(str`From ${earned} earned over the last 12 months`);
+    case "calendar-year":
+      return msg(str`From ${earned} earned in a calendar year`);
+    case "lifetime":
+      return msg(str`From ${earned} earned in all`);
+  }
+}
+
+/** How the threshold of a club is counted, for the club form. */
+export function thresholdHint(policy: ClubPolicy): string {
+  if (policy.basis === "amount-spent") {
+    switch (policy.period) {
+      case "rolling-12-months":
+        return msg("An amount in your currency, spent over the last 12 months (rolling).");
+      case "calendar-year":
+        return msg("An amount in your currency, spent in a calendar year.");
+      case "lifetime":
+        return msg("An amount in your currency, spent since the first order.");
+    }
+  }
+  switch (policy.period) {
+    case "rolling-12-months":
+      return msg("Points earned over the last 12 months (rolling).");
+    case "calendar-year":
+      return msg("Points earned in a calendar year.");
+    case "lifetime":
+      return msg("Points earned since the first order.");
+  }
 }

@@ -2,6 +2,7 @@ import { msg, str } from "@lit/localize";
 import type {
   AttributionRule,
   Club,
+  ClubPolicy,
   CreateClubRequest,
   CreateRuleRequest,
   RuleKind,
@@ -13,7 +14,7 @@ import type { FormErrors } from "../../ui/field-errors.js";
 import { formText } from "../../ui/form-data.js";
 import { inputField, selectField } from "../../ui/form-field.js";
 import { formProblem } from "../../ui/form-problem.js";
-import { currencyUnit, targetText } from "./describe.js";
+import { currencyUnit, targetText, thresholdHint } from "./describe.js";
 import type { Fallback } from "../../ui/field-errors.js";
 
 /*
@@ -261,6 +262,8 @@ export function clubFieldMessages(): Record<string, Fallback> {
 
 export interface ClubFormOptions extends FormOptions {
   club?: Club | undefined;
+  /** How the store counts thresholds: the threshold field says it. */
+  policy: ClubPolicy;
 }
 
 export function clubForm(options: ClubFormOptions): TemplateResult {
@@ -283,8 +286,11 @@ export function clubForm(options: ClubFormOptions): TemplateResult {
       <div class="field-row">
         ${inputField({
           ...field("threshold"),
-          label: msg("Points to reach it"),
-          hint: msg("Points earned over the last 12 months (rolling)."),
+          label:
+            options.policy.basis === "amount-spent"
+              ? msg("Amount to reach it")
+              : msg("Points to reach it"),
+          hint: thresholdHint(options.policy),
           type: "number",
           inputmode: "numeric",
           min: 0,

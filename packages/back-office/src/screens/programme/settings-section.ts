@@ -1,15 +1,15 @@
 import { msg, str } from "@lit/localize";
-import { Task } from "@lit/task";
 import {
   BUILT_IN_ACTIVITY_KINDS,
   MAX_EXPIRY_MONTHS,
   MAX_PENDING_DAYS,
   type ActivityPeriod,
+  type ClubPolicy,
   type ExpiryMode,
   type ProgramSettings,
   type ProgramSettingsInput,
 } from "@loyalty/shared-types";
-import { css, html, nothing } from "lit";
+import { css, html, nothing, type PropertyValues } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import { api } from "../../api/client.js";
 import { BoElement, define } from "../../ui/element.js";
@@ -22,11 +22,18 @@ import {
 import { formText } from "../../ui/form-data.js";
 import { fieldStyles, inputField, selectField } from "../../ui/form-field.js";
 import { formProblem } from "../../ui/form-problem.js";
-import { taskView } from "../../ui/state-view.js";
 import { base, recordStyles } from "../../ui/styles.js";
 import { focusAfterUpdate, savedStatus } from "../integrations/form-parts.js";
 
-const FIELDS = ["pendingDays", "expiry.mode", "expiry.months", "expiry.warningDays"];
+const FIELDS = [
+  "pendingDays",
+  "expiry.mode",
+  "expiry.months",
+  "expiry.warningDays",
+  "clubs.basis",
+  "clubs.period",
+  "clubs.downgrade",
+];
 const ACTIVITY_FIELDS = ["kind", "label", "points", "limit.count", "limit.period"];
 
 /** A way to earn as the form holds it: text, as typed. */
@@ -134,7 +141,7 @@ export class ProgramSettingsSection extends BoElement {
 
   static override properties = {
     storeId: { type: Number },
-    settings: { state: true },
+    settings: { attribute: false },
     errors: { state: true },
     saving: { state: true },
     saved: { state: true },
@@ -152,16 +159,13 @@ export class ProgramSettingsSection extends BoElement {
   /** The ways to earn in the form, as typed: rows are added and removed before saving. */
   declare activities: ActivityDraft[];
 
-  readonly #load = new Task(this, {
-    task: ([storeId], { signal }) =>
-      api.call("getProgramSettings", { params: { storeId }, signal }),
-    args: () => [this.storeId] as const,
-    onComplete: (settings) => {
-      this.settings = settings;
-      this.mode = settings.expiry.mode;
-      this.activities = settings.activities.map(draftOf);
-    },
-  });
+  /** The settings the screen loaded (with its rules and clubs): the form starts from them. */
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has("settings") && this.settings) {
+      this.mode = this.settings.expiry.mode;
+      this.activities = this.settings.activities.map(draftOf);
+    }
+  }
 
   constructor() {
     super();
@@ -181,11 +185,7 @@ export class ProgramSettingsSection extends BoElement {
           "Each setting starts at the behaviour described in the API reference; changes apply to the points earned from then on.",
         )}
       </p>
-      ${taskView(this.#load, {
-        class: "settings",
-        label: msg("Loading the programme settings"),
-        ready: () => this.#renderForm(),
-      })}
+      ${this.settings ? this.#renderForm() : nothing}
     </section>`;
   }
 
@@ -211,7 +211,7 @@ export class ProgramSettingsSection extends BoElement {
           error: fields["pendingDays"],
         })}
       </fieldset>
-      ${this.#renderExpiry()} ${this.#renderActivities()}
+      ${this.#renderExpiry()} ${this.#renderClubs()} ${this.#renderActivities()}
       <button class="button button--primary" aria-disabled=${this.saving ? "true" : "false"}>
         ${this.saving ? msg("Saving…") : msg("Save the programme settings")}
       </button>
@@ -276,6 +276,51 @@ export class ProgramSettingsSection extends BoElement {
               })}
             </div>`
       }
+    </fieldset>`;
+  }
+
+  #renderClubs() {
+    const fields = this.errors.fields;
+    const clubs = this.settings?.clubs;
+    return html`<fieldset>
+      <legend>${msg("Clubs")}</legend>
+      ${selectField({
+        name: "clubs.basis",
+        label: msg("Customers reach a club by"),
+        value: clubs?.basis ?? "points-earned",
+        options: [
+          { value: "points-earned", label: msg("Points earned") },
+          { value: "amount-spent", label: msg("Amount spent") },
+        ],
+        hint: msg(
+          "Points earned count orders, referrals and ways to earn, less refunds; spending points never counts. Amount spent counts what customers paid for their orders, less refunds: the clubs' thresholds are then amounts in your currency.",
+        ),
+        error: fields["clubs.basis"],
+      })}
+      ${selectField({
+        name: "clubs.period",
+        label: msg("Counted over"),
+        value: clubs?.period ?? "rolling-12-months",
+        options: [
+          { value: "rolling-12-months", label: msg("The last 12 months") },
+          { value: "calendar-year", label: msg("The calendar year") },
+          { value: "lifetime", label: msg("The customer's lifetime") },
+        ],
+        error: fields["clubs.period"],
+      })}
+      ${selectField({
+        name: "clubs.downgrade",
+        label: msg("A customer below their club's threshold leaves it"),
+        value: clubs?.downgrade ?? "immediately",
+        options: [
+          { value: "immediately", label: msg("Immediately") },
+          { value: "end-of-period", label: msg("At the end of the period") },
+        ],
+        hint: msg(
+          "At the end of the period: a club reached is kept until the calendar year ends, or for 12 months, then reviewed on the period that ended; with a lifetime, it is never lost. Customers are told by the CLUB_CHANGED event.",
+        ),
+        error: fields["clubs.downgrade"],
+      })}
     </fieldset>`;
   }
 
@@ -434,9 +479,9 @@ export class ProgramSettingsSection extends BoElement {
         params: { storeId: this.storeId },
         body,
       });
-      this.mode = this.settings.expiry.mode;
-      this.activities = this.settings.activities.map(draftOf);
       this.errors = NO_ERRORS;
+      // The screen describes its clubs by the saved policy.
+      this.dispatchEvent(new CustomEvent("settings-saved", { detail: this.settings }));
       this.saved = true;
       await focusAfterUpdate(this, "#settings-saved");
     } catch (error) {
@@ -482,6 +527,11 @@ function settingsOf(data: FormData, drafts: readonly ActivityDraft[]): ProgramSe
   const mode = formText(data, "expiry.mode") as ExpiryMode;
   return {
     pendingDays: number("pendingDays"),
+    clubs: {
+      basis: formText(data, "clubs.basis") as ClubPolicy["basis"],
+      period: formText(data, "clubs.period") as ClubPolicy["period"],
+      downgrade: formText(data, "clubs.downgrade") as ClubPolicy["downgrade"],
+    },
     expiry:
       mode === "off"
         ? { mode }

@@ -12,6 +12,7 @@ import { withTransaction } from "../../db/pool.js";
 import { recordEvents } from "../events/events.repository.js";
 import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import { AppError } from "../../errors.js";
+import { reviewClubs } from "../points/club-reviews.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import {
   creditsInPeriod,
@@ -137,6 +138,7 @@ export class ActivitiesService {
           },
         },
       ]);
+      await reviewClubs(tx, store.id, [customerId], now);
       return answer(row, after);
     });
   }

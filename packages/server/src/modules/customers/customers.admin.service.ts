@@ -9,8 +9,8 @@ import {
   clubWindowStart,
   pointsEarnedSince,
 } from "../ledger/ledger.repository.js";
-import { clubStanding, type Club } from "../points/clubs.js";
-import { listClubs } from "../points/points.repository.js";
+import { clubStandings, storeClubs, type StoreClubs } from "../points/club-reviews.js";
+import { DEFAULT_CLUB_POLICY, periodStart, type Club } from "../points/clubs.js";
 import {
   customerClaims,
   customerOrders,
@@ -29,6 +29,7 @@ import {
   type ReferredByRow,
 } from "./customers.admin.repository.js";
 import { customerHistoryPage, type HistoryTransactionRow } from "./customers.repository.js";
+import type { ClubQualificationFigures } from "./customers.service.js";
 
 function unknownCustomer(externalId: number): AppError {
   return new AppError("not-found", `The store has no customer with the externalId ${externalId}.`);
@@ -52,6 +53,7 @@ export interface CustomerSummary {
   customer: AdminCustomerRow;
   earnedLast12Months: number;
   club: Club | null;
+  clubQualification: ClubQualificationFigures;
 }
 
 export interface CustomerAdjustment {
@@ -92,44 +94,53 @@ export class CustomersAdminService {
     page: PageRequest,
   ): Promise<{ customers: CustomerSummary[]; nextCursor: string | null }> {
     const beforeId = pageStart(page.cursor);
-    const windowStart = clubWindowStart(this.clock());
     const [fetched, clubs] = await Promise.all([
       searchCustomers(this.pool, storeId, customerFilter(query), {
         beforeId,
         take: pageFetchSize(page.limit),
       }),
-      listClubs(this.pool, storeId),
+      storeClubs(this.pool, storeId),
     ]);
     const { items, nextCursor } = paged(fetched, page.limit);
-    return { customers: await this.#standings(items, clubs, windowStart), nextCursor };
+    return { customers: await this.#standings(items, clubs), nextCursor };
   }
 
   /** One customer with their club standing, as the search reports it. */
   async summary(storeId: number, externalId: number): Promise<CustomerSummary> {
-    const windowStart = clubWindowStart(this.clock());
     const [customer, clubs] = await Promise.all([
       this.get(storeId, externalId),
-      listClubs(this.pool, storeId),
+      storeClubs(this.pool, storeId),
     ]);
-    const [summary] = await this.#standings([customer], clubs, windowStart);
+    const [summary] = await this.#standings([customer], clubs);
     return summary!;
   }
 
-  /** The customers' points of the last 12 months in one statement, and the club they reach. */
+  /** The customers' figures and clubs, in a statement or two whatever their number. */
   async #standings(
     customers: readonly AdminCustomerRow[],
-    clubs: readonly Club[],
-    windowStart: Date,
+    store: StoreClubs,
   ): Promise<CustomerSummary[]> {
-    const earned = await pointsEarnedSince(
-      this.pool,
-      customers.map((customer) => customer.id),
-      windowStart,
-    );
+    const now = this.clock();
+    const ids = customers.map((customer) => customer.id);
+    const standings = await clubStandings(this.pool, store, ids, now);
+    const spec =
+      store.policy.basis === DEFAULT_CLUB_POLICY.basis &&
+      store.policy.period === DEFAULT_CLUB_POLICY.period;
+    const earned = spec ? undefined : await pointsEarnedSince(this.pool, ids, clubWindowStart(now));
     return customers.map((customer) => {
-      const earnedLast12Months = earned.get(customer.id) ?? 0;
-      const { club } = clubStanding(clubs, earnedLast12Months);
-      return { customer, earnedLast12Months, club };
+      const found = standings.get(customer.id);
+      const figure = found?.figures.current ?? 0;
+      return {
+        customer,
+        earnedLast12Months: earned ? (earned.get(customer.id) ?? 0) : figure,
+        club: found?.standing.club ?? null,
+        clubQualification: {
+          policy: store.policy,
+          figure,
+          periodStart: periodStart(store.policy.period, now),
+          keptUntil: found?.standing.keptUntil ?? null,
+        },
+      };
     });
   }
 

@@ -22,14 +22,24 @@ export interface HistoryTransactionRow {
 }
 
 export interface CustomerHistoryPage {
-  customer: { id: number; balance: number; pendingPoints: number };
+  customer: {
+    id: number;
+    balance: number;
+    pendingPoints: number;
+    /** The club as last reviewed (kept until the end of its period by some policies). */
+    held: { clubId: number | null; keptUntil: Date | null };
+  };
   /** Newest first. */
   transactions: HistoryTransactionRow[];
 }
 
-type PageRow = { customer_id: number; balance: number; customer_pending: number } & (
-  HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null }
-);
+type PageRow = {
+  customer_id: number;
+  balance: number;
+  customer_pending: number;
+  held_club_id: number | null;
+  held_kept_until: Date | null;
+} & (HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null });
 
 /**
  * The customer's balance and up to `take` (all when null) of their transactions older than
@@ -42,7 +52,8 @@ export async function customerHistoryPage(
   query: { storeId: number; externalId: number; beforeId: number | null; take: number | null },
 ): Promise<CustomerHistoryPage | undefined> {
   const { rows } = await db.query<PageRow>(
-    `SELECT c.id AS customer_id, c.balance, c.pending_points AS customer_pending, t.*
+    `SELECT c.id AS customer_id, c.balance, c.pending_points AS customer_pending,
+            c.club_id AS held_club_id, c.club_kept_until AS held_kept_until, t.*
      FROM customers c
      LEFT JOIN LATERAL (
        SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
@@ -74,10 +85,17 @@ export async function customerHistoryPage(
       id: first.customer_id,
       balance: first.balance,
       pendingPoints: first.customer_pending,
+      held: { clubId: first.held_club_id, keptUntil: first.held_kept_until },
     },
     transactions: rows.flatMap(
-      ({ customer_id: _id, balance: _balance, customer_pending: _pending, ...row }) =>
-        row.id === null ? [] : [row],
+      ({
+        customer_id: _id,
+        balance: _balance,
+        customer_pending: _pending,
+        held_club_id: _club,
+        held_kept_until: _kept,
+        ...row
+      }) => (row.id === null ? [] : [row]),
     ),
   };
 }

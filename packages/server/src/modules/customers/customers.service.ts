@@ -2,10 +2,11 @@ import type pg from "pg";
 import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../clock.js";
 import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.js";
-import { clubStanding, type Club } from "../points/clubs.js";
+import { clubFigures, NO_FIGURES } from "../points/club-reviews.js";
+import { clubStanding, DEFAULT_CLUB_POLICY, periodStart, type Club } from "../points/clubs.js";
 import { listClubs } from "../points/points.repository.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
-import type { LedgerKind, ProgramSettings } from "@loyalty/shared-types";
+import type { ClubPolicy, LedgerKind, ProgramSettings } from "@loyalty/shared-types";
 import { nextExpiry } from "../program/expiry.repository.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import {
@@ -13,6 +14,14 @@ import {
   latestOverdraft,
   type HistoryTransactionRow,
 } from "./customers.repository.js";
+
+/** Where a customer stands for clubs, as the history and the back-office report it. */
+export interface ClubQualificationFigures {
+  policy: ClubPolicy;
+  figure: number;
+  periodStart: Date | null;
+  keptUntil: Date | null;
+}
 
 /** A customer's account as the history shows it, in every revision (see customers.views). */
 export interface CustomerHistory {
@@ -27,6 +36,7 @@ export interface CustomerHistory {
   earnedLast12Months: number;
   club: Club | null;
   nextClub: (Club & { pointsToReach: number }) | null;
+  clubQualification: ClubQualificationFigures;
   /** One page, newest first. */
   transactions: HistoryTransactionRow[];
   nextCursor: string | null;
@@ -69,7 +79,8 @@ export class CustomersService {
     externalId: number,
     page: PageRequest,
   ): Promise<CustomerHistory> {
-    const windowStart = clubWindowStart(this.clock());
+    const now = this.clock();
+    const windowStart = clubWindowStart(now);
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
     const [cachedClubs, cachedSettings, found] = await Promise.all([
       this.storefront.section(store.domain, this.clubs),
@@ -84,12 +95,27 @@ export class CustomersService {
         take: beforeId === undefined ? 0 : pageFetchSize(page.limit),
       }),
     ]);
-    const earned = found
-      ? ((await pointsEarnedSince(this.pool, [found.customer.id], windowStart)).get(
-          found.customer.id,
-        ) ?? 0)
-      : 0;
-    const { club, next } = clubStanding(cachedClubs?.value ?? [], earned);
+    const policy = cachedSettings?.value.clubs ?? DEFAULT_CLUB_POLICY;
+    const figures = found
+      ? ((await clubFigures(this.pool, policy, [found.customer.id], now)).get(found.customer.id) ??
+        NO_FIGURES)
+      : NO_FIGURES;
+    // Under the spec's policy the figure is the points of the last 12 months: no second read.
+    const spec =
+      policy.basis === DEFAULT_CLUB_POLICY.basis && policy.period === DEFAULT_CLUB_POLICY.period;
+    const earned =
+      !found || spec
+        ? figures.current
+        : ((await pointsEarnedSince(this.pool, [found.customer.id], windowStart)).get(
+            found.customer.id,
+          ) ?? 0);
+    const { club, next, keptUntil } = clubStanding(
+      cachedClubs?.value ?? [],
+      policy,
+      found?.customer.held ?? { clubId: null, keptUntil: null },
+      figures,
+      now,
+    );
     const { items: transactions, nextCursor } = paged(found?.transactions ?? [], page.limit);
     const balance = found?.customer.balance ?? 0;
     const pendingPoints = found?.customer.pendingPoints ?? 0;
@@ -101,7 +127,7 @@ export class CustomersService {
     const expiry = cachedSettings?.value.expiry;
     const expiring =
       found && expiry && expiry.mode !== "off"
-        ? await nextExpiry(this.pool, found.customer.id, expiry, this.clock())
+        ? await nextExpiry(this.pool, found.customer.id, expiry, now)
         : undefined;
     return {
       externalId,
@@ -112,7 +138,13 @@ export class CustomersService {
       nextExpiry: expiring ?? null,
       earnedLast12Months: earned,
       club,
-      nextClub: next,
+      nextClub: next && { ...next, pointsToReach: next.toReach },
+      clubQualification: {
+        policy,
+        figure: figures.current,
+        periodStart: periodStart(policy.period, now),
+        keptUntil,
+      },
       transactions,
       nextCursor,
     };

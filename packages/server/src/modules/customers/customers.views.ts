@@ -3,6 +3,7 @@ import {
   usesLegacyOrderRef,
   type AdminCustomer,
   type ApiRevision,
+  type ClubQualification,
   type ClubSummary,
   type CustomerHistoryResponse,
   type AdminCustomerSummary,
@@ -12,7 +13,7 @@ import {
 import type { z } from "zod";
 import type { AdminCustomerRow } from "./customers.admin.repository.js";
 import type { CustomerRecord, CustomerSummary } from "./customers.admin.service.js";
-import type { CustomerHistory } from "./customers.service.js";
+import type { ClubQualificationFigures, CustomerHistory } from "./customers.service.js";
 import type { Club } from "../points/clubs.js";
 import type { HistoryTransactionRow } from "./customers.repository.js";
 
@@ -33,15 +34,26 @@ export function adminCustomerView(row: AdminCustomerRow): AdminCustomer {
   };
 }
 
+export function clubQualificationView(figures: ClubQualificationFigures): ClubQualification {
+  return {
+    ...figures.policy,
+    figure: figures.figure,
+    periodStart: figures.periodStart?.toISOString() ?? null,
+    keptUntil: figures.keptUntil?.toISOString() ?? null,
+  };
+}
+
 export function customerSummaryView({
   customer,
   earnedLast12Months,
   club,
+  clubQualification,
 }: CustomerSummary): AdminCustomerSummary {
   return {
     ...adminCustomerView(customer),
     earnedLast12Months,
     club: club && { id: club.id, name: club.name, multiplier: club.multiplier },
+    clubQualification: clubQualificationView(clubQualification),
   };
 }
 
@@ -139,9 +151,18 @@ export function historyView(
   history: CustomerHistory,
   revision: ApiRevision,
 ): CustomerHistoryResponse {
-  const { club, nextClub, transactions, negativeBalance, nextExpiry, ...figures } = history;
+  const {
+    club,
+    nextClub,
+    transactions,
+    negativeBalance,
+    nextExpiry,
+    clubQualification,
+    ...figures
+  } = history;
   const head = {
     ...figures,
+    clubQualification: clubQualificationView(clubQualification),
     club: club && clubSummary(club),
     nextClub: nextClub && { ...clubSummary(nextClub), pointsToReach: nextClub.pointsToReach },
     nextExpiry: nextExpiry && {

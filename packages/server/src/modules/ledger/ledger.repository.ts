@@ -49,7 +49,7 @@ export interface AppendedEntry {
 export async function appendLedgerEntries(
   db: Queryable,
   entries: readonly LedgerEntry[],
-  /** The service's clock: when the points are earned, and the customers' last activity. */
+  /** The service's clock: the entries' date, when the points are earned, the customers' last activity. */
   now: Date = new Date(),
 ): Promise<AppendedEntry[]> {
   if (entries.length === 0) return [];
@@ -118,9 +118,9 @@ export async function appendLedgerEntries(
     `WITH entry AS (
        INSERT INTO ledger_transactions
          (store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
-          referral_id, note, pending_points, available_at, activity_id)
+          referral_id, note, pending_points, available_at, activity_id, created_at)
        SELECT store_id, customer_id, kind, points, balance_after, order_id, refund_id, claim_id,
-              referral_id, note, pending_points, available_at, activity_id
+              referral_id, note, pending_points, available_at, activity_id, $13
        FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[],
                    $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[],
                    $11::bigint[], $12::timestamptz[], $14::bigint[])
@@ -202,13 +202,14 @@ export async function releaseDueLots(db: Queryable, now: Date, limit: number): P
 }
 
 /**
- * The kinds that count as "points earned" for clubs: what orders and referrals brought,
+ * The kinds that count as "points earned" for clubs: what orders, referrals and activities brought,
  * net of what refunds took back. Spending points on rewards never demotes a customer.
  */
 export const CLUB_EARNING_KINDS: readonly LedgerKind[] = [
   "earn",
   "refund_deduction",
   "referral_bonus",
+  "activity_bonus",
 ];
 
 /** Points each customer earned since `since` (rolling 12 months for clubs); absent = 0. */

@@ -409,11 +409,19 @@ export async function markRefundProcessed(
 export async function updateOrderRefundState(
   db: Queryable,
   orderId: number,
-  state: { pointsDeducted: number; refundStatus: RefundStatus },
+  state: { pointsDeducted: number; refundStatus: RefundStatus; amountRefunded: number | "all" },
 ): Promise<void> {
-  await db.query(`UPDATE orders SET points_deducted = $2, refund_status = $3 WHERE id = $1`, [
-    orderId,
-    state.pointsDeducted,
-    state.refundStatus,
-  ]);
+  // Cumulative, capped by what was paid; never lowered (a lower declaration is refused before).
+  await db.query(
+    `UPDATE orders SET points_deducted = $2, refund_status = $3,
+       amount_refunded = greatest(amount_refunded, least(order_amount_spent(payload),
+         coalesce($4::numeric, order_amount_spent(payload))))
+     WHERE id = $1`,
+    [
+      orderId,
+      state.pointsDeducted,
+      state.refundStatus,
+      state.amountRefunded === "all" ? null : state.amountRefunded,
+    ],
+  );
 }

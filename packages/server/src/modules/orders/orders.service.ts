@@ -11,15 +11,24 @@ import type { Clock } from "../../clock.js";
 import { Batcher } from "../../db/batcher.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
+import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import {
-  appendLedgerEntries,
-  clubWindowStart,
-  pointsEarnedSince,
-} from "../ledger/ledger.repository.js";
-import { clubStanding } from "../points/clubs.js";
+  clubFigures,
+  heldClubs,
+  NO_FIGURES,
+  orderAmounts,
+  reviewClubs,
+} from "../points/club-reviews.js";
+import { clubStanding, periodStart, type ClubFigures, type HeldClub } from "../points/clubs.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import { completeReferrals } from "../referrals/referrals.repository.js";
-import { earnOrder, indexRules, refundTarget, type EarnSnapshot } from "../points/points.engine.js";
+import {
+  earnOrder,
+  indexRules,
+  refundedAmount,
+  refundTarget,
+  type EarnSnapshot,
+} from "../points/points.engine.js";
 import { activeRules, listClubs } from "../points/points.repository.js";
 import {
   declareRefunds,
@@ -201,25 +210,55 @@ export class OrdersService {
     // a second query handed to it while the first runs).
     const rules = await activeRules(tx, storeId);
     const clubs = await listClubs(tx, storeId);
-    const { pendingDays } = await findProgramSettings(tx, storeId);
+    const { pendingDays, clubs: policy } = await findProgramSettings(tx, storeId);
     const now = this.clock();
     const ruleSet = indexRules(rules);
-    const earned = await pointsEarnedSince(
-      tx,
-      [...customerIds.values()],
-      clubWindowStart(new Date()),
-    );
+    const ids = [...customerIds.values()];
+    const held = clubs.length > 0 ? await heldClubs(tx, ids) : new Map<number, HeldClub>();
+    const figures =
+      clubs.length > 0 ? await clubFigures(tx, policy, ids, now) : new Map<number, ClubFigures>();
+    const amounts =
+      clubs.length > 0 && policy.basis === "amount-spent"
+        ? await orderAmounts(
+            tx,
+            orders.map((order) => order.id),
+          )
+        : new Map<number, number>();
 
+    const start = periodStart(policy.period, now);
     const credited = orders.map((order) => {
       const customerId = customerIds.get(order.customer_external_id) as number;
+      const figure = figures.get(customerId) ?? NO_FIGURES;
       // The club the customer stood in before this order: its multiplier applies to it.
-      const { club } = clubStanding(clubs, earned.get(customerId) ?? 0);
+      const { club } = clubStanding(
+        clubs,
+        policy,
+        held.get(customerId) ?? { clubId: null, keptUntil: null },
+        figure,
+        now,
+      );
       const result = earnOrder(
         ruleSet,
         order.payload.lines,
         club && { id: club.id, name: club.name, multiplier: club.multiplier },
       );
-      earned.set(customerId, (earned.get(customerId) ?? 0) + result.points);
+      // The next order of the customer in this batch stands on this one's (an order dated
+      // before the period counts for nothing).
+      const added =
+        policy.basis === "points-earned"
+          ? result.points
+          : start === null || order.ordered_at >= start
+            ? (amounts.get(order.id) ?? 0)
+            : 0;
+      const counted = policy.basis === "points-earned" ? now : order.ordered_at;
+      figures.set(customerId, {
+        ...figure,
+        current: figure.current + added,
+        oldest:
+          added > 0 && (figure.oldest === null || counted < figure.oldest)
+            ? counted
+            : figure.oldest,
+      });
       return { order, customerId, ...result };
     });
 
@@ -292,6 +331,7 @@ export class OrdersService {
       }
     }
     await recordEvents(tx, storeId, events);
+    await reviewClubs(tx, storeId, ids, now, { store: { clubs, policy }, figures });
 
     // Credit notes that arrived before their order: applied now, oldest first.
     const waiting = await lockUnappliedRefunds(
@@ -418,12 +458,14 @@ export class OrdersService {
         },
       });
     }
+    // The amount refunded may grow with no point to take back (clubs by amount spent count it).
+    await updateOrderRefundState(tx, order.id, {
+      pointsDeducted: target,
+      refundStatus: refund.status,
+      amountRefunded: refundedAmount(order.rule_snapshot as EarnSnapshot, refund.payload),
+    });
     const changed = delta > 0 || refund.status !== order.refund_status;
     if (changed) {
-      await updateOrderRefundState(tx, order.id, {
-        pointsDeducted: target,
-        refundStatus: refund.status,
-      });
       events.unshift({
         type: "ORDER_REFUNDED",
         data: {
@@ -435,6 +477,7 @@ export class OrdersService {
       });
       await recordEvents(tx, order.store_id, events);
     }
+    await reviewClubs(tx, order.store_id, [customerId], this.clock());
     await markRefundProcessed(tx, {
       id: refund.id,
       orderId: order.id,

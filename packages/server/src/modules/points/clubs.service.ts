@@ -5,7 +5,8 @@ import {
   type UpdateClubRequest,
 } from "@loyalty/shared-types";
 import type pg from "pg";
-import type { Queryable } from "../../db/pool.js";
+import { withTransaction, type Queryable } from "../../db/pool.js";
+import { queueStoreClubReview } from "./club-reviews.js";
 import { AppError } from "../../errors.js";
 import { parseRequest } from "../../http/validate.js";
 import {
@@ -39,7 +40,8 @@ function notFound(clubId: number): AppError {
 }
 
 /**
- * The back-office's clubs (tiers). One club per threshold: the unique constraint decides, under
+ * The back-office's clubs (tiers). A change of thresholds reviews every customer's club in
+ * the background (`CLUB_CHANGED` for each that changes). One club per threshold: the unique constraint decides, under
  * races too, and its violation names the field. An update finds a club of this store or
  * nothing, so another store's club is not-found before any threshold is compared.
  */
@@ -58,7 +60,9 @@ export class ClubsService {
   ): Promise<ClubRow> {
     const club = parseRequest(createClubRequestSchema, input, "body");
     try {
-      return await insertClub(db, storeId, club);
+      const created = await insertClub(db, storeId, club);
+      await queueStoreClubReview(db, storeId);
+      return created;
     } catch (error) {
       throw isThresholdViolation(error) ? thresholdTaken(club.threshold) : error;
     }
@@ -67,15 +71,22 @@ export class ClubsService {
   async update(storeId: number, clubId: number, input: UpdateClubRequest): Promise<ClubRow> {
     const changes = parseRequest(updateClubRequestSchema, input, "body");
     try {
-      const updated = await updateClub(this.pool, storeId, clubId, changes);
-      if (!updated) throw notFound(clubId);
-      return updated;
+      return await withTransaction(this.pool, async (tx) => {
+        const updated = await updateClub(tx, storeId, clubId, changes);
+        if (!updated) throw notFound(clubId);
+        if (changes.threshold !== undefined) await queueStoreClubReview(tx, storeId);
+        return updated;
+      });
     } catch (error) {
       throw isThresholdViolation(error) ? thresholdTaken(changes.threshold as number) : error;
     }
   }
 
+  /** Its members lose it at once (the foreign key); the review gives them the club below. */
   async delete(storeId: number, clubId: number): Promise<void> {
-    if (!(await deleteClub(this.pool, storeId, clubId))) throw notFound(clubId);
+    await withTransaction(this.pool, async (tx) => {
+      if (!(await deleteClub(tx, storeId, clubId))) throw notFound(clubId);
+      await queueStoreClubReview(tx, storeId);
+    });
   }
 }

@@ -197,3 +197,26 @@ export function refundTarget(
   // The epsilon absorbs binary fractions: 15 × (1/3) must give 5, not 4.999….
   return { points: Math.min(Math.floor(points + 1e-9), earnedPoints), unknownLineIds };
 }
+
+/**
+ * What a declaration gives back of the order's amount (cumulative), for clubs by amount spent:
+ * `"all"` for a full refund or a cancellation; else the itemised lines (a line's amount, or its
+ * quantity's share of the line), else `refundedAmount`. The order's own total caps it (in SQL).
+ */
+export function refundedAmount(snapshot: EarnSnapshot, refund: RefundDeclaration): number | "all" {
+  if (refund.status !== "partially_refunded") return "all";
+  if (refund.lines?.length) {
+    const byId = new Map(snapshot.lines.map((line) => [line.lineId, line]));
+    let amount = 0;
+    for (const refunded of refund.lines) {
+      const line = byId.get(String(refunded.lineId));
+      if (!line) continue;
+      amount +=
+        refunded.amount !== undefined
+          ? Math.min(refunded.amount, line.amount)
+          : line.amount * Math.min(refunded.quantity / line.quantity, 1);
+    }
+    return Math.round(amount * 100) / 100;
+  }
+  return refund.refundedAmount ?? 0;
+}

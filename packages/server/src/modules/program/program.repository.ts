@@ -1,4 +1,9 @@
-import type { ActivityRule, ExpiryPolicy, ProgramSettings } from "@loyalty/shared-types";
+import type {
+  ActivityRule,
+  ClubPolicy,
+  ExpiryPolicy,
+  ProgramSettings,
+} from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 
 /** Every setting at its default: the spec's behaviour, for a store that never set any. */
@@ -6,6 +11,7 @@ export const DEFAULT_PROGRAM_SETTINGS: ProgramSettings = {
   pendingDays: 0,
   expiry: { mode: "off" },
   activities: [],
+  clubs: { basis: "points-earned", period: "rolling-12-months", downgrade: "immediately" },
 };
 
 interface SettingsRow {
@@ -14,6 +20,9 @@ interface SettingsRow {
   expiry_months: number | null;
   expiry_warning_days: number;
   activities: ActivityRule[];
+  club_basis: ClubPolicy["basis"];
+  club_period: ClubPolicy["period"];
+  club_downgrade: ClubPolicy["downgrade"];
 }
 
 function settingsOf(row: SettingsRow): ProgramSettings {
@@ -25,7 +34,12 @@ function settingsOf(row: SettingsRow): ProgramSettings {
           months: row.expiry_months,
           warningDays: row.expiry_warning_days,
         };
-  return { pendingDays: row.pending_days, expiry, activities: row.activities };
+  return {
+    pendingDays: row.pending_days,
+    expiry,
+    activities: row.activities,
+    clubs: { basis: row.club_basis, period: row.club_period, downgrade: row.club_downgrade },
+  };
 }
 
 /** How the store's programme runs; the defaults while it has set nothing. */
@@ -34,7 +48,8 @@ export async function findProgramSettings(
   storeId: number,
 ): Promise<ProgramSettings> {
   const { rows } = await db.query<SettingsRow>(
-    `SELECT pending_days, expiry_mode, expiry_months, expiry_warning_days, activities
+    `SELECT pending_days, expiry_mode, expiry_months, expiry_warning_days, activities,
+       club_basis, club_period, club_downgrade
      FROM program_settings WHERE store_id = $1`,
     [storeId],
   );
@@ -50,12 +65,14 @@ export async function saveProgramSettings(
   const { expiry } = settings;
   await db.query(
     `INSERT INTO program_settings
-       (store_id, pending_days, expiry_mode, expiry_months, expiry_warning_days, activities)
-     VALUES ($1, $2, $3, $4, $5, $6)
+         (store_id, pending_days, expiry_mode, expiry_months, expiry_warning_days, activities,
+        club_basis, club_period, club_downgrade)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (store_id) DO UPDATE SET pending_days = excluded.pending_days,
        expiry_mode = excluded.expiry_mode, expiry_months = excluded.expiry_months,
        expiry_warning_days = excluded.expiry_warning_days, activities = excluded.activities,
-       updated_at = now()`,
+       club_basis = excluded.club_basis, club_period = excluded.club_period,
+       club_downgrade = excluded.club_downgrade, updated_at = now()`,
     [
       storeId,
       settings.pendingDays,
@@ -63,6 +80,9 @@ export async function saveProgramSettings(
       expiry.mode === "off" ? null : expiry.months,
       expiry.mode === "off" ? 30 : expiry.warningDays,
       JSON.stringify(settings.activities),
+      settings.clubs.basis,
+      settings.clubs.period,
+      settings.clubs.downgrade,
     ],
   );
 }

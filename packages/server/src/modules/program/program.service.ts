@@ -25,6 +25,12 @@ import {
   type ExpiryWarning,
 } from "./expiry.repository.js";
 import { findProgramSettings, saveProgramSettings } from "./program.repository.js";
+import {
+  dueClubReviews,
+  queueStoreClubReview,
+  reviewClubs,
+  storeCustomersAfter,
+} from "../points/club-reviews.js";
 
 /** The email job of a warning, added by SQL for a whole batch. */
 const warningJob = jobSql("send-expiry-warning", {
@@ -35,6 +41,18 @@ const warningJob = jobSql("send-expiry-warning", {
 
 /** Rows (lots or customers) per transaction: short transactions, each holding few rows. */
 const BATCH = 5_000;
+/** Customers per club review: each reads their figures, so fewer than the other jobs. */
+const CLUB_BATCH = 1_000;
+
+function byStore(rows: readonly { storeId: number; customerId: number }[]): Map<number, number[]> {
+  const grouped = new Map<number, number[]>();
+  for (const { storeId, customerId } of rows) {
+    const ids = grouped.get(storeId);
+    if (ids) ids.push(customerId);
+    else grouped.set(storeId, [customerId]);
+  }
+  return grouped;
+}
 
 /** Writes each store's events of a batch (the outbox takes one store at a time). */
 async function recordByStore(
@@ -70,11 +88,15 @@ export class ProgramService {
    * to every point, with its warning first.
    */
   async saveSettings(storeId: number, input: ProgramSettingsInput): Promise<ProgramSettings> {
-    await saveProgramSettings(
-      this.pool,
-      storeId,
-      parseRequest(programSettingsSchema, input, "body"),
-    );
+    const settings = parseRequest(programSettingsSchema, input, "body");
+    await withTransaction(this.pool, async (tx) => {
+      const before = await findProgramSettings(tx, storeId);
+      await saveProgramSettings(tx, storeId, settings);
+      // Another policy may give or take clubs: every customer is reviewed, in the background.
+      if (JSON.stringify(before.clubs) !== JSON.stringify(settings.clubs)) {
+        await queueStoreClubReview(tx, storeId);
+      }
+    });
     return this.settings(storeId);
   }
 
@@ -128,6 +150,44 @@ export class ProgramService {
       },
     );
     return { warned, expired };
+  }
+
+  /**
+   * Reviews the clubs time alone changes (a rolling period moving on, a calendar year ending, a
+   * kept club's period ending): every customer whose review date has come, in batches of their
+   * own transactions. Returns how many were reviewed.
+   */
+  async reviewDueClubs(batchSize = CLUB_BATCH): Promise<number> {
+    const now = this.clock();
+    return this.inBatches(
+      batchSize,
+      (tx) => dueClubReviews(tx, now, batchSize),
+      async (tx, due) => {
+        for (const [storeId, ids] of byStore(due)) {
+          await reviewClubs(tx, storeId, ids, now, { due: true });
+        }
+        return due.length;
+      },
+    );
+  }
+
+  /**
+   * Reviews the club of every customer of a store (after its clubs or its club policy changed),
+   * a batch per job: each job queues the next from where it stopped, and a newer change
+   * replaces the walk in progress (its job key), which starts again from the first customer.
+   */
+  async reviewStoreClubs(
+    { storeId, afterId }: { storeId: number; afterId: number },
+    batchSize = CLUB_BATCH,
+  ): Promise<void> {
+    const now = this.clock();
+    await withTransaction(this.pool, async (tx) => {
+      const ids = await storeCustomersAfter(tx, storeId, afterId, batchSize);
+      await reviewClubs(tx, storeId, ids, now, { due: true });
+      if (ids.length === batchSize) {
+        await queueStoreClubReview(tx, storeId, ids[ids.length - 1]);
+      }
+    });
   }
 
   /** Sends a customer's expiry warning (the job `announce` queued). */

@@ -26,6 +26,28 @@ export const programTaskDefinitions = {
     // at a time; a run with nothing due reads a few index entries.
     cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "points-expiry" } },
   }),
+  /** Reviews the clubs that time alone changes (see ProgramService.reviewDueClubs). */
+  "review-clubs": defineTask({
+    payload: z.object({}),
+    handler:
+      ({ program }: Pick<Services, "program">) =>
+      async () => {
+        await program.reviewDueClubs();
+      },
+    cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "club-reviews" } },
+  }),
+  /** Reviews the club of every customer of a store, a batch per job, after its clubs changed. */
+  "review-store-clubs": defineTask({
+    payload: z.object({
+      storeId: z.number().int().positive(),
+      afterId: z.number().int().min(0),
+    }),
+    handler:
+      ({ program }: Pick<Services, "program">) =>
+      async (walk) => {
+        await program.reviewStoreClubs(walk);
+      },
+  }),
   /** The email of a `POINTS_EXPIRING` warning, to a customer whose address the service has. */
   "send-expiry-warning": defineTask({
     payload: z.object({

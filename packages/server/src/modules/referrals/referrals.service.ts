@@ -18,6 +18,7 @@ import { AppError } from "../../errors.js";
 import { parseRequest } from "../../http/validate.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { ensureCustomer, findCustomerIdByEmail } from "../customers/customers.repository.js";
+import { reviewClubs } from "../points/club-reviews.js";
 import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import { newDiscountCode } from "../platforms/discount-codes.js";
 import { PlatformError } from "../platforms/platform.types.js";
@@ -238,15 +239,21 @@ export class ReferralsService {
     await withTransaction(this.pool, async (tx) => {
       const due = await lockBonusDue(tx, referralId);
       if (!due) return;
-      await appendLedgerEntries(tx, [
-        {
-          storeId: due.storeId,
-          customerId: due.referrerCustomerId,
-          kind: "referral_bonus",
-          points: due.referrerBonus,
-          referralId,
-        },
-      ]);
+      const now = new Date();
+      await appendLedgerEntries(
+        tx,
+        [
+          {
+            storeId: due.storeId,
+            customerId: due.referrerCustomerId,
+            kind: "referral_bonus",
+            points: due.referrerBonus,
+            referralId,
+          },
+        ],
+        now,
+      );
+      await reviewClubs(tx, due.storeId, [due.referrerCustomerId], now);
     });
   }
 

@@ -1,0 +1,306 @@
+import type { ClubPolicy, EventData } from "@loyalty/shared-types";
+import type { Queryable } from "../../db/pool.js";
+import { enqueue } from "../../jobs/queue.js";
+import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
+import { CLUB_EARNING_KINDS } from "../ledger/ledger.repository.js";
+import { findProgramSettings } from "../program/program.repository.js";
+import {
+  clubStanding,
+  periodStart,
+  previousYear,
+  type Club,
+  type ClubFigures,
+  type ClubStanding,
+  type HeldClub,
+} from "./clubs.js";
+import { listClubs } from "./points.repository.js";
+
+/**
+ * The figures clubs are measured on, for some customers of one store: over the policy's period
+ * up to now, and last calendar year when its club is kept this year. Points earned count the
+ * ledger's earning kinds by when they were written; amount spent counts the customers'
+ * processed orders by their date, less what refunds gave back.
+ */
+export async function clubFigures(
+  db: Queryable,
+  policy: ClubPolicy,
+  customerIds: readonly number[],
+  now: Date,
+): Promise<Map<number, ClubFigures>> {
+  const figures = new Map<number, ClubFigures>();
+  if (customerIds.length === 0) return figures;
+  const start = periodStart(policy.period, now);
+  const needsPreviousYear =
+    policy.period === "calendar-year" && policy.downgrade === "end-of-period";
+  const previous = previousYear(now);
+  const sql =
+    policy.basis === "points-earned"
+      ? `SELECT customer_id,
+           coalesce(sum(points) FILTER (WHERE $2::timestamptz IS NULL OR created_at >= $2), 0)::float8
+             AS current,
+           min(created_at) FILTER (WHERE $2::timestamptz IS NULL OR created_at >= $2) AS oldest,
+           coalesce(sum(points) FILTER (WHERE $3 AND created_at >= $4 AND created_at < $5), 0)::float8
+             AS previous
+         FROM ledger_transactions
+         WHERE customer_id = ANY ($1::bigint[]) AND kind = ANY ($6::text[])
+           AND ($2::timestamptz IS NULL OR created_at >= least($2, CASE WHEN $3 THEN $4 END))
+         GROUP BY customer_id`
+      : `SELECT customer_id,
+           coalesce(sum(order_amount_spent(payload) - amount_refunded)
+             FILTER (WHERE $2::timestamptz IS NULL OR ordered_at >= $2), 0)::float8 AS current,
+           min(ordered_at) FILTER (WHERE $2::timestamptz IS NULL OR ordered_at >= $2) AS oldest,
+           coalesce(sum(order_amount_spent(payload) - amount_refunded)
+             FILTER (WHERE $3 AND ordered_at >= $4 AND ordered_at < $5), 0)::float8 AS previous
+         FROM orders
+         WHERE customer_id = ANY ($1::bigint[]) AND status = 'processed'
+           AND ($2::timestamptz IS NULL OR ordered_at >= least($2, CASE WHEN $3 THEN $4 END))
+         GROUP BY customer_id`;
+  const { rows } = await db.query<{
+    customer_id: number;
+    current: number;
+    oldest: Date | null;
+    previous: number;
+  }>(sql, [
+    customerIds,
+    start,
+    needsPreviousYear,
+    previous.start,
+    previous.end,
+    ...(policy.basis === "points-earned" ? [CLUB_EARNING_KINDS] : []),
+  ]);
+  for (const row of rows) {
+    figures.set(row.customer_id, {
+      current: Math.max(0, row.current),
+      previousYear: Math.max(0, row.previous),
+      oldest: row.oldest,
+    });
+  }
+  return figures;
+}
+
+/** What the customer paid for each order (by id), as clubs by amount spent count it. */
+export async function orderAmounts(
+  db: Queryable,
+  orderIds: readonly number[],
+): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ id: number; amount: number }>(
+    `SELECT id, order_amount_spent(payload)::float8 AS amount FROM orders WHERE id = ANY ($1::bigint[])`,
+    [orderIds],
+  );
+  return new Map(rows.map((row) => [row.id, row.amount]));
+}
+
+export const NO_FIGURES: ClubFigures = { current: 0, previousYear: 0, oldest: null };
+
+/** A store's clubs and how they are reached: what every standing of its customers needs. */
+export interface StoreClubs {
+  clubs: Club[];
+  policy: ClubPolicy;
+}
+
+export async function storeClubs(db: Queryable, storeId: number): Promise<StoreClubs> {
+  // One after the other: `db` may be a transaction's client.
+  const clubs = await listClubs(db, storeId);
+  const { clubs: policy } = await findProgramSettings(db, storeId);
+  return { clubs, policy };
+}
+
+/** The club each customer holds, as last reviewed. */
+export async function heldClubs(
+  db: Queryable,
+  customerIds: readonly number[],
+): Promise<Map<number, HeldClub>> {
+  if (customerIds.length === 0) return new Map();
+  const { rows } = await db.query<{
+    id: number;
+    club_id: number | null;
+    club_kept_until: Date | null;
+  }>(`SELECT id, club_id, club_kept_until FROM customers WHERE id = ANY ($1::bigint[])`, [
+    customerIds,
+  ]);
+  return new Map(
+    rows.map((row) => [row.id, { clubId: row.club_id, keptUntil: row.club_kept_until }]),
+  );
+}
+
+/** Standings of some customers of a store, now: what the history and the back-office show. */
+export async function clubStandings(
+  db: Queryable,
+  { clubs, policy }: StoreClubs,
+  customerIds: readonly number[],
+  now: Date,
+): Promise<Map<number, { standing: ClubStanding; figures: ClubFigures }>> {
+  const standings = new Map<number, { standing: ClubStanding; figures: ClubFigures }>();
+  if (customerIds.length === 0) return standings;
+  const [held, figures] =
+    clubs.length === 0
+      ? [new Map<number, HeldClub>(), await clubFigures(db, policy, customerIds, now)]
+      : [await heldClubs(db, customerIds), await clubFigures(db, policy, customerIds, now)];
+  for (const id of customerIds) {
+    const figure = figures.get(id) ?? NO_FIGURES;
+    const standing = clubStanding(
+      clubs,
+      policy,
+      held.get(id) ?? { clubId: null, keptUntil: null },
+      figure,
+      now,
+    );
+    standings.set(id, { standing, figures: figure });
+  }
+  return standings;
+}
+
+function eventClub(club: Club | null): EventData<"CLUB_CHANGED">["club"] {
+  return (
+    club && { id: club.id, name: club.name, threshold: club.threshold, multiplier: club.multiplier }
+  );
+}
+
+/**
+ * Reviews the clubs of some customers of a store, in the caller's transaction (after what
+ * changed their figure, or when their review is `due`): stores each one's standing and sends
+ * `CLUB_CHANGED` for each club that changed. Locks the customers' rows in id order; callers
+ * that changed their balance hold those locks already.
+ */
+export async function reviewClubs(
+  db: Queryable,
+  storeId: number,
+  customerIds: readonly number[],
+  now: Date,
+  options: {
+    store?: StoreClubs;
+    due?: boolean;
+    /** The customers' figures as they stand now, when the caller has them. */
+    figures?: Map<number, ClubFigures>;
+  } = {},
+): Promise<void> {
+  const ids = [...new Set(customerIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return;
+  const store = options.store ?? (await storeClubs(db, storeId));
+  // A store without clubs has no club to give: its members lost theirs with the clubs (the
+  // foreign key); only a due review has stale dates to clear.
+  if (store.clubs.length === 0 && !options.due) return;
+  const { rows } = await db.query<{
+    id: number;
+    external_id: number;
+    club_id: number | null;
+    club_kept_until: Date | null;
+    club_review_at: Date | null;
+  }>(
+    `SELECT id, external_id, club_id, club_kept_until, club_review_at FROM customers
+     WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE`,
+    [ids],
+  );
+  const figures = options.figures ?? (await clubFigures(db, store.policy, ids, now));
+  const changes: {
+    id: number;
+    clubId: number | null;
+    keptUntil: Date | null;
+    reviewAt: Date | null;
+  }[] = [];
+  const events: OutboxEvent[] = [];
+  for (const row of rows) {
+    const figure = figures.get(row.id) ?? NO_FIGURES;
+    const standing = clubStanding(
+      store.clubs,
+      store.policy,
+      { clubId: row.club_id, keptUntil: row.club_kept_until },
+      figure,
+      now,
+    );
+    const clubId = standing.club?.id ?? null;
+    if (
+      clubId === row.club_id &&
+      standing.keptUntil?.getTime() === row.club_kept_until?.getTime() &&
+      standing.reviewAt?.getTime() === row.club_review_at?.getTime()
+    ) {
+      continue;
+    }
+    changes.push({
+      id: row.id,
+      clubId,
+      keptUntil: standing.keptUntil,
+      reviewAt: standing.reviewAt,
+    });
+    if (clubId === row.club_id) continue;
+    const previous =
+      row.club_id === null ? null : (store.clubs.find((club) => club.id === row.club_id) ?? null);
+    events.push({
+      type: "CLUB_CHANGED",
+      data: {
+        customer: { externalId: row.external_id },
+        club: eventClub(standing.club),
+        previousClub: previous ? eventClub(previous) : null,
+        figure: figure.current,
+        basis: store.policy.basis,
+        period: store.policy.period,
+        keptUntil: standing.keptUntil?.toISOString() ?? null,
+      },
+    });
+  }
+  if (changes.length > 0) {
+    await db.query(
+      `UPDATE customers c SET club_id = u.club_id, club_kept_until = u.kept_until,
+         club_review_at = u.review_at
+       FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::timestamptz[])
+         AS u(id, club_id, kept_until, review_at)
+       WHERE c.id = u.id`,
+      [
+        changes.map((change) => change.id),
+        changes.map((change) => change.clubId),
+        changes.map((change) => change.keptUntil),
+        changes.map((change) => change.reviewAt),
+      ],
+    );
+  }
+  await recordEvents(db, storeId, events);
+}
+
+/**
+ * Customers whose review date has come, locked (others running the job skip them); at most
+ * `limit`. `processed` is how many were found: the batch loop stops at a short one.
+ */
+export async function dueClubReviews(
+  db: Queryable,
+  now: Date,
+  limit: number,
+): Promise<{ items: { storeId: number; customerId: number }[]; processed: number }> {
+  const { rows } = await db.query<{ storeId: number; customerId: number }>(
+    `SELECT store_id AS "storeId", id AS "customerId" FROM customers
+     WHERE club_review_at <= $1
+     ORDER BY club_review_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  return { items: rows, processed: rows.length };
+}
+
+/** The next `limit` customers of a store after `afterId`, in id order. */
+export async function storeCustomersAfter(
+  db: Queryable,
+  storeId: number,
+  afterId: number,
+  limit: number,
+): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT id FROM customers WHERE store_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    [storeId, afterId, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Queues the review of every customer of a store from `afterId` on, in the caller's
+ * transaction. One walk per store: a new one replaces the one in progress (its job key).
+ */
+export async function queueStoreClubReview(
+  db: Queryable,
+  storeId: number,
+  afterId = 0,
+): Promise<void> {
+  await enqueue(
+    db,
+    "review-store-clubs",
+    { storeId, afterId },
+    { jobKey: `review-store-clubs:${storeId}` },
+  );
+}
