@@ -1,33 +1,206 @@
+import http from "node:http";
+import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
 import { openRuntime } from "../src/runtime.js";
-import { benchDatabase } from "./support.js";
+import { benchDatabase, percentile, SERVER_READY, serverEnv, start, stop } from "./support.js";
 
 /**
- * `pnpm bench:jobs`: the programme's batch jobs on a large store. Generates (by PostgreSQL, in
- * batches) BENCH_JOBS_CUSTOMERS customers (1M) with BENCH_JOBS_LOTS earning lots (5M) spread
- * over 15 months, a fifth of the last 14 days' still held by a 14-day pending period, under a
- * 12-month lifetime with a 30-day warning; then times the release of the held lots whose date
- * came, the warnings and the expiry, each as the scheduled job runs it. Exits 1 when one takes
- * over BENCH_JOBS_TARGET_MS (2 minutes).
+ * `pnpm bench:jobs` (and the end of `pnpm bench`): the programme's batch jobs on a large store.
+ * Generates (by PostgreSQL, in batches) BENCH_JOBS_CUSTOMERS customers (1M) with
+ * BENCH_JOBS_LOTS earning lots (5M) spread over 15 months, a fifth of the last 14 days' still
+ * held by a 14-day pending period, under a 12-month lifetime with a 30-day warning; then times
+ * the release of the held lots whose date came, the warnings and the expiry, each as the
+ * scheduled job runs it. Meanwhile the real server (NODE_ENV=production) answers calculate at a
+ * steady rate: its p95 while the jobs run is compared with its p95 just before. Fails when a job
+ * takes over BENCH_JOBS_TARGET_MS (2 minutes).
  */
 
 const CUSTOMERS = Number(process.env["BENCH_JOBS_CUSTOMERS"] ?? 1_000_000);
 const LOTS = Number(process.env["BENCH_JOBS_LOTS"] ?? 5_000_000);
-const TARGET_MS = Number(process.env["BENCH_JOBS_TARGET_MS"] ?? 120_000);
+export const JOBS_TARGET_MS = Number(process.env["BENCH_JOBS_TARGET_MS"] ?? 120_000);
 const BATCHES = 10;
+/** Calculate requests per second while measuring: a storefront's steady traffic, not a flood. */
+const RATE = 200;
+const BASELINE_SECONDS = 15;
+/** The worker's niceness: docs/operators.md's advice for workers on the API's machine. */
+const WORKER_NICENESS = 10;
 
-async function main(): Promise<void> {
-  const database = await benchDatabase();
+export interface JobsFigures {
+  customers: number;
+  lots: number;
+  generationSeconds: number;
+  jobs: { name: string; seconds: number; result: unknown }[];
+  calculate: { before: Latency; during: Latency };
+  load: { average: number; cpus: number };
+  overTarget: boolean;
+  ledgerChecked: boolean;
+}
+
+interface Latency {
+  requests: number;
+  errors: number;
+  p50: number;
+  p95: number;
+}
+
+/** Generates the large store; returns when it is analysed. */
+async function generate(pool: pg.Pool, storeId: number): Promise<void> {
+  const store = { id: storeId };
+  const now = new Date();
+  await pool.query(
+    `INSERT INTO customers (store_id, external_id, email, last_activity_at)
+     SELECT $1, n, 'c' || n || '@bench.example', $3 FROM generate_series(1, $2::int) n`,
+    [store.id, CUSTOMERS, now],
+  );
+  const { rows } = await pool.query<{ first: number }>(
+    `SELECT min(id)::int AS first FROM customers WHERE store_id = $1`,
+    [store.id],
+  );
+  const first = rows[0]?.first ?? 0;
+  // Lots earned over 15 months, oldest first: those over 12 months old were warned 31 days
+  // ago (their expiry is due), those of the month before are to be warned; a fifth of the
+  // last 21 days' held for 14 days (a third of those due now).
+  for (let batch = 0; batch < BATCHES; batch++) {
+    const from = Math.floor((LOTS * batch) / BATCHES) + 1;
+    const to = Math.floor((LOTS * (batch + 1)) / BATCHES);
+    await pool.query(
+      `WITH drawn AS (
+         SELECT n, $2::bigint + (n % $3::int) AS customer_id,
+                $4::timestamptz - (1 - n::float8 / $5) * interval '450 days' AS earned_at
+         FROM generate_series($6::int, $7::int) n
+       ), entry AS (
+         INSERT INTO ledger_transactions
+           (store_id, customer_id, kind, points, balance_after, created_at, available_at)
+         SELECT $1, customer_id, 'earn', 10, 0, earned_at,
+                CASE WHEN earned_at > $4::timestamptz - interval '21 days' AND n % 5 = 0
+                     THEN earned_at + interval '14 days' END
+         FROM drawn
+         RETURNING id, customer_id, created_at, available_at
+       )
+       INSERT INTO earning_lots
+         (ledger_id, store_id, customer_id, points, available_at, released_at, earned_at,
+          warned_at, expires_at)
+       SELECT id, $1, customer_id, 10, coalesce(available_at, created_at),
+              CASE WHEN available_at IS NULL THEN created_at END, created_at,
+              CASE WHEN created_at < $4::timestamptz - interval '12 months'
+                   THEN $4::timestamptz - interval '31 days' END,
+              CASE WHEN created_at < $4::timestamptz - interval '12 months'
+                   THEN greatest(created_at + interval '12 months',
+                                 $4::timestamptz - interval '1 day') END
+       FROM entry`,
+      [store.id, first, CUSTOMERS, now, LOTS, from, to],
+    );
+  }
+  await pool.query(
+    `UPDATE customers c SET balance = t.balance, pending_points = t.pending
+     FROM (SELECT customer_id, sum(points) AS balance,
+                  coalesce(sum(points) FILTER (WHERE released_at IS NULL), 0) AS pending
+           FROM earning_lots GROUP BY customer_id) t
+     WHERE c.id = t.customer_id`,
+  );
+  await pool.query(`ANALYZE`);
+}
+
+/** Sends GET `url` RATE times a second until `until` resolves; the latencies, in ms. */
+async function steadyLoad(url: string, until: Promise<unknown>): Promise<Latency> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const latencies: number[] = [];
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const began = performance.now();
+      http
+        .get(url, { agent }, (response) => {
+          response.resume();
+          response.on("end", () => {
+            if (response.statusCode === 200) latencies.push(performance.now() - began);
+            else errors += 1;
+            resolve();
+          });
+        })
+        .on("error", () => {
+          errors += 1;
+          resolve();
+        });
+    });
+  let done = false;
+  void until.then(() => (done = true));
+  const began = performance.now();
+  for (let sent = 0; !done; sent++) {
+    const request = one();
+    inFlight.add(request);
+    void request.then(() => inFlight.delete(request));
+    // On schedule, whatever the answers: a slow server is measured, not waited for.
+    const next = began + ((sent + 1) * 1000) / RATE;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+  };
+}
+
+/**
+ * Queues a task and waits for the worker to finish it; what it did, read from the database
+ * (held lots released, lots warned, expiry transactions written while it ran).
+ */
+async function runQueued(
+  pool: pg.Pool,
+  task: string,
+): Promise<{ seconds: number; result: unknown }> {
+  const count = async () => {
+    const { rows } = await pool.query<{ held: number; warned: number; expired: number }>(
+      `SELECT (SELECT count(*) FROM earning_lots WHERE released_at IS NULL)::int AS held,
+              (SELECT count(*) FROM earning_lots WHERE warned_at IS NOT NULL)::int AS warned,
+              (SELECT count(*) FROM ledger_transactions WHERE kind = 'expiry')::int AS expired`,
+    );
+    return rows[0] as { held: number; warned: number; expired: number };
+  };
+  const before = await count();
+  const began = performance.now();
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id FROM graphile_worker.add_job($1, '{}'::json)`,
+    [task],
+  );
+  for (;;) {
+    const left = await pool.query<{ last_error: string | null }>(
+      `SELECT last_error FROM graphile_worker.jobs WHERE id = $1`,
+      [rows[0]?.id],
+    );
+    if (left.rowCount === 0) break;
+    if (left.rows[0]?.last_error) throw new Error(`${task} failed: ${left.rows[0].last_error}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const seconds = (performance.now() - began) / 1000;
+  const after = await count();
+  const result =
+    task === "release-pending-points"
+      ? { released: before.held - after.held }
+      : { lotsWarned: after.warned - before.warned, expiries: after.expired - before.expired };
+  return { seconds, result };
+}
+
+export async function benchProgrammeJobs(
+  databaseUrl: string,
+  masterKey: string,
+): Promise<JobsFigures> {
   const logger = pino({ level: "warn" });
   const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOYALTY_MASTER_KEY: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    DATABASE_URL: databaseUrl,
+    LOYALTY_MASTER_KEY: masterKey,
     WORKERS: "off",
   });
+  // Two lanes of batches, and the set-up's own queries.
   const runtime = await openRuntime(config, logger, { migrate: false, poolSize: 4 });
   const { pool, services } = runtime.context;
   try {
@@ -36,86 +209,130 @@ async function main(): Promise<void> {
       pendingDays: 14,
       expiry: { mode: "lifetime", months: 12, warningDays: 30 },
     });
-    const now = new Date();
-    let started = performance.now();
-    await pool.query(
-      `INSERT INTO customers (store_id, external_id, email, last_activity_at)
-       SELECT $1, n, 'c' || n || '@bench.example', $3 FROM generate_series(1, $2::int) n`,
-      [store.id, CUSTOMERS, now],
-    );
-    const { rows } = await pool.query<{ first: number }>(
-      `SELECT min(id)::int AS first FROM customers WHERE store_id = $1`,
-      [store.id],
-    );
-    const first = rows[0]?.first ?? 0;
-    // Lots earned over 15 months, oldest first: those over 12 months old were warned 31 days
-    // ago (their expiry is due), those of the month before are to be warned; a fifth of the
-    // last 21 days' held for 14 days (a third of those due now).
-    for (let batch = 0; batch < BATCHES; batch++) {
-      const from = Math.floor((LOTS * batch) / BATCHES) + 1;
-      const to = Math.floor((LOTS * (batch + 1)) / BATCHES);
-      await pool.query(
-        `WITH drawn AS (
-           SELECT n, $2::bigint + (n % $3::int) AS customer_id,
-                  $4::timestamptz - (1 - n::float8 / $5) * interval '450 days' AS earned_at
-           FROM generate_series($6::int, $7::int) n
-         ), entry AS (
-           INSERT INTO ledger_transactions
-             (store_id, customer_id, kind, points, balance_after, created_at, available_at)
-           SELECT $1, customer_id, 'earn', 10, 0, earned_at,
-                  CASE WHEN earned_at > $4::timestamptz - interval '21 days' AND n % 5 = 0
-                       THEN earned_at + interval '14 days' END
-           FROM drawn
-           RETURNING id, customer_id, created_at, available_at
-         )
-         INSERT INTO earning_lots
-           (ledger_id, store_id, customer_id, points, available_at, released_at, earned_at,
-            warned_at, expires_at)
-         SELECT id, $1, customer_id, 10, coalesce(available_at, created_at),
-                CASE WHEN available_at IS NULL THEN created_at END, created_at,
-                CASE WHEN created_at < $4::timestamptz - interval '12 months'
-                     THEN $4::timestamptz - interval '31 days' END,
-                CASE WHEN created_at < $4::timestamptz - interval '12 months'
-                     THEN greatest(created_at + interval '12 months',
-                                   $4::timestamptz - interval '1 day') END
-         FROM entry`,
-        [store.id, first, CUSTOMERS, now, LOTS, from, to],
-      );
-    }
-    await pool.query(
-      `UPDATE customers c SET balance = t.balance, pending_points = t.pending
-       FROM (SELECT customer_id, sum(points) AS balance,
-                    coalesce(sum(points) FILTER (WHERE released_at IS NULL), 0) AS pending
-             FROM earning_lots GROUP BY customer_id) t
-       WHERE c.id = t.customer_id`,
-    );
-    await pool.query(`ANALYZE`);
+    const started = performance.now();
+    await generate(pool, store.id);
+    const generationSeconds = (performance.now() - started) / 1000;
     process.stdout.write(
-      `generated ${CUSTOMERS} customers, ${LOTS} lots in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+      `jobs store: ${CUSTOMERS} customers, ${LOTS} lots, generated in ${generationSeconds.toFixed(0)} s\n`,
     );
 
-    let failed = false;
-    const timed = async (label: string, run: () => Promise<unknown>) => {
-      started = performance.now();
-      const result = await run();
-      const ms = performance.now() - started;
-      failed ||= ms > TARGET_MS;
-      process.stdout.write(`${label}: ${(ms / 1000).toFixed(1)} s ${JSON.stringify(result)}\n`);
-    };
-    if (process.env["BENCH_JOBS_GENERATE_ONLY"] === "1") return;
-    await timed("release-pending-points", () => services.program.releaseDuePoints());
-    await timed("expire-points (warnings and expiry)", () => services.program.expirePoints());
-    await timed("expire-points again (nothing due)", () => services.program.expirePoints());
-    const check = await pool.query<{ ok: boolean }>(
-      `SELECT bool_and(c.balance = (SELECT coalesce(sum(points), 0) FROM ledger_transactions t
-                                     WHERE t.customer_id = c.id)) AS ok
-       FROM customers c WHERE c.store_id = $1 AND c.id % 1000 = 0`,
-      [store.id],
+    // A storefront of another store, answering calculate from the server's memory.
+    const shop = await services.stores.create({ domain: "https://shop.jobs.bench.example" });
+    await pool.query(
+      `INSERT INTO attribution_rules (store_id, kind, rate) VALUES ($1, 'default', 1)`,
+      [shop.id],
     );
-    process.stdout.write(`ledger sums to the balance (sampled): ${String(check.rows[0]?.ok)}\n`);
-    if (failed || check.rows[0]?.ok !== true) process.exitCode = 1;
+    const { child, port } = await start(
+      ["src/main.ts"],
+      serverEnv(databaseUrl, masterKey, "off"),
+      SERVER_READY,
+    );
+    try {
+      const url = `http://127.0.0.1:${port}/point/product-points/calculate?domain=${encodeURIComponent(shop.domain)}&price=19.99&product=7`;
+      await steadyLoad(url, new Promise((resolve) => setTimeout(resolve, 3_000)));
+      let during: Latency = { requests: 0, errors: 0, p50: NaN, p95: NaN };
+      const before = await steadyLoad(
+        url,
+        new Promise((resolve) => setTimeout(resolve, BASELINE_SECONDS * 1000)),
+      );
+
+      // The jobs run where they run in production: in a worker process, taken from the queue.
+      const { child: worker } = await start(
+        ["src/cli.ts", "worker"],
+        serverEnv(databaseUrl, masterKey, "off"),
+        /workers running/,
+      );
+      // As docs/operators.md advises when workers share the API's machine: below the API.
+      os.setPriority(worker.pid as number, WORKER_NICENESS);
+      const jobs: JobsFigures["jobs"] = [];
+      try {
+        const timed = async (name: string, task: string) => {
+          const { seconds, result } = await runQueued(pool, task);
+          jobs.push({ name, seconds, result });
+          process.stdout.write(`${name}: ${seconds.toFixed(1)} s ${JSON.stringify(result)}\n`);
+        };
+        const running = (async () => {
+          await timed("release-pending-points", "release-pending-points");
+          await timed("expire-points", "expire-points");
+        })();
+        during = await steadyLoad(url, running);
+        await running;
+        await timed("expire-points again (nothing due)", "expire-points");
+      } finally {
+        await stop(worker);
+      }
+      process.stdout.write(
+        `calculate at ${RATE}/s, p95: ${before.p95.toFixed(2)} ms before, ${during.p95.toFixed(2)} ms while the jobs ran\n`,
+      );
+
+      const check = await pool.query<{ ok: boolean }>(
+        `SELECT bool_and(c.balance = (SELECT coalesce(sum(points), 0) FROM ledger_transactions t
+                                       WHERE t.customer_id = c.id)) AS ok
+         FROM customers c WHERE c.store_id = $1 AND c.id % 1000 = 0`,
+        [store.id],
+      );
+      const ledgerChecked = check.rows[0]?.ok === true;
+      process.stdout.write(`ledger sums to the balance (sampled): ${String(ledgerChecked)}\n`);
+      return {
+        customers: CUSTOMERS,
+        lots: LOTS,
+        generationSeconds,
+        jobs,
+        calculate: { before, during },
+        load: { average: os.loadavg()[0] ?? NaN, cpus: os.cpus().length },
+        overTarget: jobs.some((job) => job.seconds * 1000 > JOBS_TARGET_MS),
+        ledgerChecked,
+      };
+    } finally {
+      await stop(child);
+    }
   } finally {
     await runtime.close();
+  }
+}
+
+/** The BENCHMARKS.md section. */
+export function jobsSection(figures: JobsFigures): string {
+  const rows = figures.jobs
+    .map(
+      (job) =>
+        `| ${job.name} | **${job.seconds.toFixed(1)}** | \`${JSON.stringify(job.result)}\` |`,
+    )
+    .join("\n");
+  const { before, during } = figures.calculate;
+  return `## Programme jobs on a large store
+
+\`bench/programme-jobs.ts\` (\`pnpm bench:jobs\` alone) on a generated store of
+${figures.customers.toLocaleString("en")} customers with ${figures.lots.toLocaleString("en")} earning lots over 15 months (a 14-day pending period, a
+12-month lifetime with a 30-day warning), generated in ${figures.generationSeconds.toFixed(0)} s. Each job as its schedule runs it.
+Target: each at most ${JOBS_TARGET_MS / 1000} s.
+
+| job | seconds | result |
+|---|---|---|
+${rows}
+
+Calculate on the real server at ${RATE} requests a second, another store's (answered from memory):
+
+| | requests | p50 ms | p95 ms |
+|---|---|---|---|
+| before the jobs (${BASELINE_SECONDS} s) | ${before.requests} | ${before.p50.toFixed(2)} | **${before.p95.toFixed(2)}** |
+| while the jobs ran | ${during.requests} | ${during.p50.toFixed(2)} | **${during.p95.toFixed(2)}** |
+
+p95 while the jobs ran / before: **${(during.p95 / before.p95).toFixed(2)}**. Load average
+${figures.load.average.toFixed(1)} on ${figures.load.cpus} CPUs; the ledger summed to the balance: ${String(figures.ledgerChecked)}.
+`;
+}
+
+async function main(): Promise<void> {
+  const database = await benchDatabase();
+  try {
+    const figures = await benchProgrammeJobs(
+      database.url,
+      "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    );
+    process.stdout.write(`\n${jobsSection(figures)}`);
+    if (figures.overTarget || !figures.ledgerChecked) process.exitCode = 1;
+  } finally {
     // BENCH_JOBS_KEEP=1 keeps the database, to look at the plans.
     if (process.env["BENCH_JOBS_KEEP"] !== "1") await database.drop();
   }

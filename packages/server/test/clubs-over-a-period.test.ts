@@ -47,6 +47,26 @@ async function changes(s: Shop) {
   );
 }
 
+/** The customer's club as the last review stored it. */
+async function stored(s: Shop) {
+  const { rows } = await app.context.pool.query<{
+    club: string | null;
+    keptUntil: Date | null;
+    reviewAt: Date | null;
+  }>(
+    `SELECT cl.name AS club, c.club_kept_until AS "keptUntil", c.club_review_at AS "reviewAt"
+     FROM customers c LEFT JOIN clubs cl ON cl.id = c.club_id
+     WHERE c.store_id = $1 AND c.external_id = 42`,
+    [s.store.id],
+  );
+  const row = rows[0];
+  return {
+    club: row?.club ?? null,
+    keptUntil: row?.keptUntil?.toISOString() ?? null,
+    reviewAt: row?.reviewAt?.toISOString() ?? null,
+  };
+}
+
 /** Moves the clock and runs the review job as its schedule would. */
 async function reviewAt(date: Date) {
   app.setNow(date);
@@ -86,10 +106,18 @@ describe("the spec's policy (the default): points over the rolling 12 months", (
     await flows.earn(s, 3, 300, at("2027-03-01T10:00:00.000Z"));
     expect(await changes(s)).toEqual(["none → Silver", "Silver → none", "none → Silver"]);
 
-    // A year after the first order its points leave the period: still 300, still Silver.
+    // Stored: Silver, reviewed when the first order's points leave the period.
+    expect(await stored(s)).toEqual({
+      club: "Silver",
+      keptUntil: null,
+      reviewAt: "2027-12-01T10:00:00.000Z",
+    });
+    // A year after the first order its points leave the period: still 300, still Silver, and
+    // the next review is a year after the last order.
     await reviewAt(new Date(T0.getTime() + 366 * DAY));
     expect((await flows.history(s)).club?.name).toBe("Silver");
     expect(await changes(s)).toHaveLength(3);
+    expect(await stored(s)).toMatchObject({ reviewAt: "2028-03-01T10:00:00.000Z" });
     // A year after the last one, nothing is left.
     await reviewAt(at("2028-03-02T10:00:00.000Z"));
     const history = await flows.history(s);
@@ -159,8 +187,18 @@ describe("end of period: a club reached is kept until its period ends", () => {
     expect((await flows.history(s)).balance).toBe(300 + 200);
     expect(await changes(s)).toEqual(["none → Silver", "Silver → Gold"]);
 
+    expect(await stored(s)).toEqual({
+      club: "Gold",
+      keptUntil: "2027-01-01T00:00:00.000Z",
+      reviewAt: "2027-01-01T00:00:00.000Z",
+    });
     // 2027: reviewed on 2026's 500 points, Gold again (a 2027 figure of 0).
     await reviewAt(at("2027-01-01T00:05:00.000Z"));
+    expect(await stored(s)).toEqual({
+      club: "Gold",
+      keptUntil: "2028-01-01T00:00:00.000Z",
+      reviewAt: "2028-01-01T00:00:00.000Z",
+    });
     history = await flows.history(s);
     expect(history.club).toMatchObject({ id: gold });
     expect(history.clubQualification).toMatchObject({
@@ -196,20 +234,14 @@ describe("end of period: a club reached is kept until its period ends", () => {
     ]);
   });
 
-  it("lifetime: never lost", async () => {
-    const { s } = await clubShop({ clubs: { period: "lifetime", downgrade: "end-of-period" } });
-    await flows.earn(s, 1, 120, T0);
-    app.setNow(at("2028-01-05T10:00:00.000Z"));
-    await flows.earn(s, 2, 100, at("2028-01-05T10:00:00.000Z"));
-    expect((await flows.history(s)).clubQualification).toMatchObject({
-      figure: 220,
-      periodStart: null,
-      keptUntil: null,
+  it("lifetime: refused, since a lifetime never ends (a refunded order would buy a club for ever)", async () => {
+    const { s } = await clubShop();
+    const refused = await admin.request("PUT", `/admin/stores/${s.store.id}/program-settings`, {
+      clubs: { period: "lifetime", downgrade: "end-of-period" },
     });
-    await flows.refund(s, 2, { status: "refunded" });
-    await reviewAt(at("2028-06-01T00:00:00.000Z"));
-    expect((await flows.history(s)).club?.name).toBe("Silver");
-    expect(await changes(s)).toEqual(["none → Silver"]);
+    expect(refused.status).toBe(400);
+    const problem = (await refused.json()) as { errors: { pointer: string }[] };
+    expect(problem.errors.map((error) => error.pointer)).toEqual(["/clubs/downgrade"]);
   });
 });
 
@@ -239,7 +271,45 @@ describe("changing the policy or the clubs", () => {
     });
     expect(saved.status).toBe(200);
     await eventually(async () => ((await changes(s)).length === 3 ? true : undefined));
+    expect(await changes(s)).toEqual(["none → Silver", "Silver → none", "none → Silver"]);
     expect((await flows.history(s)).club?.name).toBe("Silver");
+  });
+
+  it("names a deleted club in its members' CLUB_CHANGED, as it was", async () => {
+    const { s, gold } = await clubShop();
+    await flows.earn(s, 1, 600, T0);
+    expect(await changes(s)).toEqual(["none → Gold"]);
+    expect(
+      (await admin.request("DELETE", `/admin/stores/${s.store.id}/clubs/${gold}`)).status,
+    ).toBe(204);
+    await eventually(async () => ((await changes(s)).length === 2 ? true : undefined));
+    const [, left] = await flows.events(s, "CLUB_CHANGED");
+    expect(left).toMatchObject({
+      club: { name: "Silver" },
+      previousClub: { id: gold, name: "Gold", threshold: 500, multiplier: 2 },
+      figure: 600,
+    });
+  });
+
+  it("two policy changes in a row: reviewed under the last, with no change sent", async () => {
+    const { s } = await clubShop();
+    await flows.earn(s, 1, 250, T0);
+    // Two changes in a row: the first walk, begun at an older generation, stops.
+    for (const clubs of [{ basis: "amount-spent" }, { basis: "points-earned" }] as const) {
+      const saved = await admin.request("PUT", `/admin/stores/${s.store.id}/program-settings`, {
+        clubs,
+      });
+      expect(saved.status).toBe(200);
+    }
+    await eventually(async () => {
+      const { rows } = await app.context.pool.query(
+        `SELECT 1 FROM graphile_worker.jobs WHERE task_identifier = 'review-store-clubs'`,
+      );
+      return rows.length === 0 ? true : undefined;
+    });
+    // Back to points, Silver as before: no change was ever sent.
+    expect(await changes(s)).toEqual(["none → Silver"]);
+    expect(await stored(s)).toMatchObject({ club: "Silver" });
   });
 
   it("refuses a policy it does not know, naming the field, and changes nothing", async () => {

@@ -49,9 +49,10 @@ export const CLUB_DOWNGRADES = ["immediately", "end-of-period"] as const;
  * - `period`: `rolling-12-months`, `calendar-year` (1 January to 31 December, UTC; the figure
  *   starts again each year) or `lifetime`.
  * - `downgrade`: `immediately`, or `end-of-period`: a club reached is kept until the end of the
- *   period (the calendar year; 12 months after it was reached for a rolling period; for ever for
- *   `lifetime`), then reviewed on the figure of the period that ended. With `calendar-year`, the
- *   club last year's figure reached is kept all this year.
+ *   period (the calendar year; 12 months after it was reached for a rolling period), then
+ *   reviewed on the figure of the period that ended. With `calendar-year`, the club last year's
+ *   figure reached is kept all this year. A lifetime never ends: it takes `immediately` (a
+ *   lifetime's figure falls only by refunds, which must take the club back).
  */
 export const clubPolicySchema = z
   .object({
@@ -91,6 +92,15 @@ export const programSettingsSchema = z
   })
   .strict()
   .superRefine((settings, context) => {
+    // A lifetime never ends: kept "until the end of the period", a club reached by an order
+    // that is then refunded would be kept for ever.
+    if (settings.clubs.period === "lifetime" && settings.clubs.downgrade === "end-of-period") {
+      context.addIssue({
+        code: "custom",
+        path: ["clubs", "downgrade"],
+        message: "must be immediately when clubs are counted over the customer's lifetime",
+      });
+    }
     // Points still pending when their lifetime ends would expire unspendable: the period must
     // end first (a month counts 28 days here, the shortest).
     const { expiry, pendingDays } = settings;

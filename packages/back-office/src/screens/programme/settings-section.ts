@@ -317,7 +317,7 @@ export class ProgramSettingsSection extends BoElement {
           { value: "end-of-period", label: msg("At the end of the period") },
         ],
         hint: msg(
-          "At the end of the period: a club reached is kept until the calendar year ends, or for 12 months, then reviewed on the period that ended; with a lifetime, it is never lost. Customers are told by the CLUB_CHANGED event.",
+          "At the end of the period: a club reached is kept until the calendar year ends, or for 12 months, then reviewed on the period that ended (not with a lifetime, which never ends). Customers are told by the CLUB_CHANGED event.",
         ),
         error: fields["clubs.downgrade"],
       })}

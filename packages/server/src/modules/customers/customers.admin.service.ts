@@ -99,7 +99,7 @@ export class CustomersAdminService {
         beforeId,
         take: pageFetchSize(page.limit),
       }),
-      storeClubs(this.pool, storeId),
+      storeClubs(this.pool, storeId, true),
     ]);
     const { items, nextCursor } = paged(fetched, page.limit);
     return { customers: await this.#standings(items, clubs), nextCursor };
@@ -109,7 +109,7 @@ export class CustomersAdminService {
   async summary(storeId: number, externalId: number): Promise<CustomerSummary> {
     const [customer, clubs] = await Promise.all([
       this.get(storeId, externalId),
-      storeClubs(this.pool, storeId),
+      storeClubs(this.pool, storeId, true),
     ]);
     const [summary] = await this.#standings([customer], clubs);
     return summary!;

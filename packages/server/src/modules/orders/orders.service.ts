@@ -253,7 +253,8 @@ export class OrdersService {
       const counted = policy.basis === "points-earned" ? now : order.ordered_at;
       figures.set(customerId, {
         ...figure,
-        current: figure.current + added,
+        // Cents, as the database sums them: floats drift over a few additions.
+        current: Math.round((figure.current + added) * 100) / 100,
         oldest:
           added > 0 && (figure.oldest === null || counted < figure.oldest)
             ? counted

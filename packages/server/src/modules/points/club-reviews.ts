@@ -6,6 +6,7 @@ import { CLUB_EARNING_KINDS } from "../ledger/ledger.repository.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import {
   clubStanding,
+  DEFAULT_CLUB_POLICY,
   periodStart,
   previousYear,
   type Club,
@@ -98,9 +99,15 @@ export interface StoreClubs {
   policy: ClubPolicy;
 }
 
-export async function storeClubs(db: Queryable, storeId: number): Promise<StoreClubs> {
+export async function storeClubs(
+  db: Queryable,
+  storeId: number,
+  /** Whether the policy is wanted without clubs too (to report it): else one query then. */
+  reported = false,
+): Promise<StoreClubs> {
   // One after the other: `db` may be a transaction's client.
   const clubs = await listClubs(db, storeId);
+  if (clubs.length === 0 && !reported) return { clubs, policy: DEFAULT_CLUB_POLICY };
   const { clubs: policy } = await findProgramSettings(db, storeId);
   return { clubs, policy };
 }
@@ -159,8 +166,10 @@ function eventClub(club: Club | null): EventData<"CLUB_CHANGED">["club"] {
 /**
  * Reviews the clubs of some customers of a store, in the caller's transaction (after what
  * changed their figure, or when their review is `due`): stores each one's standing and sends
- * `CLUB_CHANGED` for each club that changed. Locks the customers' rows in id order; callers
- * that changed their balance hold those locks already.
+ * `CLUB_CHANGED` for each club that changed. Locks the customers' rows in (store, externalId)
+ * order, as every statement locking several customers does; callers that changed their balance
+ * hold those locks already. `fresh`: the store's policy changed, so a club held under the old
+ * one is not kept: the customer stands where the new policy puts them.
  */
 export async function reviewClubs(
   db: Queryable,
@@ -170,6 +179,7 @@ export async function reviewClubs(
   options: {
     store?: StoreClubs;
     due?: boolean;
+    fresh?: boolean;
     /** The customers' figures as they stand now, when the caller has them. */
     figures?: Map<number, ClubFigures>;
   } = {},
@@ -188,10 +198,17 @@ export async function reviewClubs(
     club_review_at: Date | null;
   }>(
     `SELECT id, external_id, club_id, club_kept_until, club_review_at FROM customers
-     WHERE id = ANY ($1::bigint[]) ORDER BY id FOR UPDATE`,
+     WHERE id = ANY ($1::bigint[]) ORDER BY store_id, external_id FOR NO KEY UPDATE`,
     [ids],
   );
   const figures = options.figures ?? (await clubFigures(db, store.policy, ids, now));
+  // Clubs held that the store deleted since: the events name them as they were.
+  const gone = rows.flatMap((row) =>
+    row.club_id !== null && !store.clubs.some((club) => club.id === row.club_id)
+      ? [row.club_id]
+      : [],
+  );
+  const deleted = await deletedClubs(db, gone);
   const changes: {
     id: number;
     clubId: number | null;
@@ -204,7 +221,9 @@ export async function reviewClubs(
     const standing = clubStanding(
       store.clubs,
       store.policy,
-      { clubId: row.club_id, keptUntil: row.club_kept_until },
+      options.fresh
+        ? { clubId: null, keptUntil: null }
+        : { clubId: row.club_id, keptUntil: row.club_kept_until },
       figure,
       now,
     );
@@ -224,7 +243,9 @@ export async function reviewClubs(
     });
     if (clubId === row.club_id) continue;
     const previous =
-      row.club_id === null ? null : (store.clubs.find((club) => club.id === row.club_id) ?? null);
+      row.club_id === null
+        ? null
+        : (store.clubs.find((club) => club.id === row.club_id) ?? deleted.get(row.club_id) ?? null);
     events.push({
       type: "CLUB_CHANGED",
       data: {
@@ -268,7 +289,7 @@ export async function dueClubReviews(
   const { rows } = await db.query<{ storeId: number; customerId: number }>(
     `SELECT store_id AS "storeId", id AS "customerId" FROM customers
      WHERE club_review_at <= $1
-     ORDER BY club_review_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+     ORDER BY club_review_at LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
     [now, limit],
   );
   return { items: rows, processed: rows.length };
@@ -289,18 +310,53 @@ export async function storeCustomersAfter(
 }
 
 /**
- * Queues the review of every customer of a store from `afterId` on, in the caller's
- * transaction. One walk per store: a new one replaces the one in progress (its job key).
+ * Starts a review of every customer of a store, in the caller's transaction (that of the change
+ * of its clubs or club policy): bumps the store's clubs generation, which stops a review in
+ * progress, and queues the first batch. `fresh`: the policy changed, clubs held under the old
+ * one are not kept.
  */
-export async function queueStoreClubReview(
+export async function startStoreClubReview(
   db: Queryable,
   storeId: number,
-  afterId = 0,
+  fresh: boolean,
 ): Promise<void> {
-  await enqueue(
-    db,
-    "review-store-clubs",
-    { storeId, afterId },
-    { jobKey: `review-store-clubs:${storeId}` },
+  const { rows } = await db.query<{ generation: number }>(
+    `INSERT INTO program_settings (store_id) VALUES ($1)
+     ON CONFLICT (store_id) DO UPDATE SET clubs_generation = program_settings.clubs_generation + 1
+     RETURNING clubs_generation AS generation`,
+    [storeId],
   );
+  await enqueue(db, "review-store-clubs", {
+    storeId,
+    afterId: 0,
+    generation: rows[0]?.generation ?? 0,
+    fresh,
+  });
+}
+
+/**
+ * Whether a review of the store's customers begun at `generation` is still the current one.
+ * Locks the store's settings row (shared) until the caller's transaction ends: a change of its
+ * clubs waits for the batch, then starts over.
+ */
+export async function currentClubReview(
+  db: Queryable,
+  storeId: number,
+  generation: number,
+): Promise<boolean> {
+  const { rows } = await db.query<{ generation: number }>(
+    `SELECT clubs_generation AS generation FROM program_settings WHERE store_id = $1 FOR SHARE`,
+    [storeId],
+  );
+  return (rows[0]?.generation ?? 0) === generation;
+}
+
+/** Clubs deleted, as they were, by id. */
+async function deletedClubs(db: Queryable, ids: readonly number[]): Promise<Map<number, Club>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<Club & { multiplier: string }>(
+    `SELECT id, name, threshold, multiplier FROM deleted_clubs WHERE id = ANY ($1::bigint[])`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, { ...row, multiplier: Number(row.multiplier) }]));
 }

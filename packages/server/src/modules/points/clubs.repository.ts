@@ -68,9 +68,15 @@ export async function updateClub(
 
 /** False when the store has no such club. */
 export async function deleteClub(db: Queryable, storeId: number, clubId: number): Promise<boolean> {
-  const { rowCount } = await db.query(`DELETE FROM clubs WHERE store_id = $1 AND id = $2`, [
-    storeId,
-    clubId,
-  ]);
+  // Kept as it was: its members' CLUB_CHANGED will name it.
+  const { rowCount } = await db.query(
+    `WITH gone AS (
+       DELETE FROM clubs WHERE store_id = $1 AND id = $2
+       RETURNING id, store_id, name, threshold, multiplier
+     )
+     INSERT INTO deleted_clubs (id, store_id, name, threshold, multiplier)
+     SELECT id, store_id, name, threshold, multiplier FROM gone`,
+    [storeId, clubId],
+  );
   return rowCount === 1;
 }

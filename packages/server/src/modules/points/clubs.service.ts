@@ -6,7 +6,7 @@ import {
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import { withTransaction, type Queryable } from "../../db/pool.js";
-import { queueStoreClubReview } from "./club-reviews.js";
+import { startStoreClubReview } from "./club-reviews.js";
 import { AppError } from "../../errors.js";
 import { parseRequest } from "../../http/validate.js";
 import {
@@ -61,7 +61,7 @@ export class ClubsService {
     const club = parseRequest(createClubRequestSchema, input, "body");
     try {
       const created = await insertClub(db, storeId, club);
-      await queueStoreClubReview(db, storeId);
+      await startStoreClubReview(db, storeId, false);
       return created;
     } catch (error) {
       throw isThresholdViolation(error) ? thresholdTaken(club.threshold) : error;
@@ -74,7 +74,7 @@ export class ClubsService {
       return await withTransaction(this.pool, async (tx) => {
         const updated = await updateClub(tx, storeId, clubId, changes);
         if (!updated) throw notFound(clubId);
-        if (changes.threshold !== undefined) await queueStoreClubReview(tx, storeId);
+        if (changes.threshold !== undefined) await startStoreClubReview(tx, storeId, false);
         return updated;
       });
     } catch (error) {
@@ -82,11 +82,14 @@ export class ClubsService {
     }
   }
 
-  /** Its members lose it at once (the foreign key); the review gives them the club below. */
+  /**
+   * Its members keep its id until the review that follows gives them the club their figure
+   * reaches; their CLUB_CHANGED names it as it was (deleted_clubs).
+   */
   async delete(storeId: number, clubId: number): Promise<void> {
     await withTransaction(this.pool, async (tx) => {
       if (!(await deleteClub(tx, storeId, clubId))) throw notFound(clubId);
-      await queueStoreClubReview(tx, storeId);
+      await startStoreClubReview(tx, storeId, false);
     });
   }
 }

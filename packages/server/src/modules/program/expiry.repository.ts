@@ -92,22 +92,33 @@ export async function warnLifetimeExpiry(
        FROM customers c WHERE c.id = ANY (ARRAY(SELECT customer_id FROM due))
        ORDER BY c.store_id, c.external_id
        FOR NO KEY UPDATE OF c
+     ), announced AS (
+       -- The date the warning gives each customer: the earliest of their due lots'.
+       SELECT due.customer_id, min(${ANNOUNCED}) AS expires_at
+       FROM due
+       JOIN earning_lots a ON a.ledger_id = due.ledger_id
+       JOIN program_settings p ON p.store_id = due.store_id
+       GROUP BY due.customer_id
      ), judged AS (
        SELECT locked.*, p.expiry_months AS months, p.expiry_warning_days AS warning_days,
               -- What expires within the window unless spent: the lots earned up to its end
               -- less what was consumed (the oldest first), at most the balance. Points held by
               -- a claim or still pending count: they may be spendable by then.
-              least(greatest(
-                (SELECT coalesce(sum(a.points), 0) FROM earning_lots a
-                 WHERE a.customer_id = locked.id
-                   AND a.earned_at + p.expiry_months * interval '1 month'
-                         <= $1::timestamptz + p.expiry_warning_days * interval '1 day')
-                - ((SELECT coalesce(sum(a.points), 0) FROM earning_lots a
-                    WHERE a.customer_id = locked.id) - locked.balance), 0),
-                greatest(locked.balance, 0)) AS points,
-              (SELECT min(${ANNOUNCED}) FROM earning_lots a WHERE a.ledger_id IN (
-                 SELECT ledger_id FROM due WHERE due.customer_id = locked.id)) AS expires_at
-       FROM locked JOIN program_settings p ON p.store_id = locked.store_id
+              least(greatest(lots.within - (lots.earned - locked.balance), 0),
+                    greatest(locked.balance, 0)) AS points,
+              announced.expires_at
+       FROM locked
+       JOIN program_settings p ON p.store_id = locked.store_id
+       JOIN announced ON announced.customer_id = locked.id
+       -- One walk of the customer's lots for both sums.
+       CROSS JOIN LATERAL (
+         SELECT coalesce(sum(a.points), 0) AS earned,
+                coalesce(sum(a.points) FILTER (
+                  WHERE a.earned_at + p.expiry_months * interval '1 month'
+                          <= $1::timestamptz + p.expiry_warning_days * interval '1 day'), 0)
+                  AS within
+         FROM earning_lots a WHERE a.customer_id = locked.id
+       ) lots
      ), marked AS (
        UPDATE earning_lots a SET warned_at = $1, expires_at = ${ANNOUNCED}
        FROM due JOIN program_settings p ON p.store_id = due.store_id
@@ -180,12 +191,15 @@ export async function dueLifetimeExpiry(
        GROUP BY l.customer_id
      ), judged AS (
        SELECT c.id, c.store_id, c.external_id,
-              least(greatest((SELECT coalesce(sum(a.points), 0) FROM earning_lots a
-                              WHERE a.customer_id = c.id AND a.earned_at <= due.newest)
-                             - ((SELECT coalesce(sum(a.points), 0) FROM earning_lots a
-                                 WHERE a.customer_id = c.id) - c.balance), 0),
+              least(greatest(lots.within - (lots.earned - c.balance), 0),
                     greatest(c.balance - c.pending_points - c.reserved_points, 0)) AS points
        FROM customers c JOIN due ON due.customer_id = c.id
+       -- One walk of the customer's lots for both sums.
+       CROSS JOIN LATERAL (
+         SELECT coalesce(sum(a.points), 0) AS earned,
+                coalesce(sum(a.points) FILTER (WHERE a.earned_at <= due.newest), 0) AS within
+         FROM earning_lots a WHERE a.customer_id = c.id
+       ) lots
      ), settled AS (
        UPDATE earning_lots l SET settled_at = $1 WHERE l.ledger_id = ANY ($2::bigint[])
        RETURNING l.ledger_id
@@ -273,6 +287,8 @@ export async function dueInactivityExpiry(
            AND c.expiry_warned_at <= $1::timestamptz - p.expiry_warning_days * interval '1 day'
            AND c.balance - c.pending_points - c.reserved_points > 0
          ORDER BY c.last_activity_at LIMIT $2
+         -- Never waits: a customer busy now (or another lane's) is the next batch's.
+         FOR NO KEY UPDATE OF c SKIP LOCKED
        ) c
        WHERE p.expiry_mode = 'inactivity'
        LIMIT $2

@@ -41,6 +41,10 @@ export const programTaskDefinitions = {
     payload: z.object({
       storeId: z.number().int().positive(),
       afterId: z.number().int().min(0),
+      /** The store's clubs generation the review began at: a newer change stops it. */
+      generation: z.number().int().min(0),
+      /** The policy changed: clubs held under the old one are not kept. */
+      fresh: z.boolean(),
     }),
     handler:
       ({ program }: Pick<Services, "program">) =>
