@@ -116,7 +116,7 @@ export function createServices(
     outboxDir: path.join(config.dataDir, "mail"),
     logger,
   });
-  const referrals = new ReferralsService(pool, secrets, platforms, mailer, logger);
+  const referrals = new ReferralsService(pool, secrets, platforms, mailer, logger, clock);
   const widgets = new WidgetsService(pool, storefront, logger);
   const rules = new RulesService(pool);
   const clubs = new ClubsService(pool);

@@ -14,6 +14,8 @@ import { customerWithPoints, hashFor, pointsOf, storeWithKey } from "./support/f
 import { startSmtpServer, type TestSmtpServer } from "./support/smtp.js";
 
 const LATEST = { revision: "2026-08-26" };
+/** A day the service's clock is moved to, after revision 2026-08-26's release. */
+const BONUS_DAY = new Date("2027-02-01T09:00:00.000Z");
 
 const PROGRAM: ReferralProgramInput = {
   referrerBonus: 150,
@@ -38,7 +40,10 @@ beforeAll(async () => {
   smtp = await startSmtpServer();
   app = await startTestApp({ workers: true, env: { SMTP_URL: smtp.url } });
 });
-afterEach(() => mock.resetHandlers());
+afterEach(() => {
+  mock.resetHandlers();
+  app.setNow(undefined);
+});
 afterAll(async () => {
   mock.close();
   await app.close();
@@ -475,6 +480,7 @@ describe("POST /reward/referral/get-referee-code", () => {
       currency: "EUR",
       lines: [{ lineId: 1, productId: 1, quantity: 1, unitPrice: 50 }],
     });
+    app.setNow(BONUS_DAY);
     for (const id of [9001, 9002]) {
       const response = await fetch(`${app.baseUrl}/api/order/register`, {
         method: "POST",
@@ -500,14 +506,15 @@ describe("POST /reward/referral/get-referee-code", () => {
     // The bonus follows in a job of its own, once.
     const rows = await eventually(async () => {
       const { rows: entries } = await app.context.pool.query(
-        `SELECT t.kind, t.points FROM ledger_transactions t
+        `SELECT t.kind, t.points, t.created_at FROM ledger_transactions t
          JOIN customers c ON c.id = t.customer_id
          WHERE c.store_id = $1 AND c.external_id = 1`,
         [shop.store.id],
       );
       return entries.length > 0 ? entries : undefined;
     });
-    expect(rows).toEqual([{ kind: "referral_bonus", points: 150 }]);
+    // Dated by the service's clock, as every earning (clubs and expiry count from it).
+    expect(rows).toEqual([{ kind: "referral_bonus", points: 150, created_at: BONUS_DAY }]);
     await app.context.services.referrals.creditBonus(
       (
         await app.context.pool.query<{ id: number }>(

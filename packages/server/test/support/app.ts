@@ -22,8 +22,11 @@ export interface TestApp {
   database: TestDatabase;
   /** Every log line the app wrote, as text. */
   logs: string[];
-  /** Changes what the app believes today is (revision lifecycles, club periods). */
-  setNow(date: Date): void;
+  /**
+   * Changes what the app believes today is (revision lifecycles, club periods); undefined gives
+   * it back the real time.
+   */
+  setNow(date: Date | undefined): void;
   /** The LISTEN connection keeping the storefront cache in step (started with the app). */
   storeChanges: StoreChangeListener;
   /** Starts the job workers in this process (unless the app was started with them). */

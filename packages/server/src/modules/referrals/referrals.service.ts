@@ -10,6 +10,7 @@ import {
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { Logger } from "pino";
+import type { Clock } from "../../clock.js";
 import type { AuthenticatedStore } from "../../auth/auth.types.js";
 import type { SecretBox } from "../../crypto/secrets.js";
 import { withTransaction } from "../../db/pool.js";
@@ -85,6 +86,8 @@ export class ReferralsService {
     private readonly platforms: PlatformsService,
     private readonly mailer: Mailer,
     private readonly logger: Logger,
+    /** When bonuses are earned, as every other earning (tests and libfaketime move it). */
+    private readonly clock: Clock = () => new Date(),
   ) {
     this.#secrets = secrets;
   }
@@ -239,7 +242,7 @@ export class ReferralsService {
     await withTransaction(this.pool, async (tx) => {
       const due = await lockBonusDue(tx, referralId);
       if (!due) return;
-      const now = new Date();
+      const now = this.clock();
       await appendLedgerEntries(
         tx,
         [
