@@ -210,6 +210,39 @@ describe("webhook endpoints and single attempts", () => {
   });
   afterAll(() => app.close());
 
+  it("queues the deliveries of a batch job's events behind the other jobs", async () => {
+    const { store } = await endpointFor(app, webhooks, "/background", () => 200);
+    const customer = { externalId: 7 };
+    await withTransaction(app.context.pool, async (client) => {
+      // As the expiry job writes its events, then as a claim writes its own.
+      await recordEvents(
+        client,
+        store.id,
+        [{ type: "POINTS_EXPIRED", data: { customer, points: 5, balance: 0 } }],
+        { background: true },
+      );
+      await recordEvents(client, store.id, [
+        { type: "REWARD_OBTAINED", data: { customer, rewardId: 1, points: 5, balance: 0 } },
+      ]);
+    });
+    const { rows } = await app.context.pool.query<{ type: string; priority: number }>(
+      `SELECT e.type, j.priority
+       FROM webhook_deliveries d
+       JOIN outbox_events e ON e.id = d.event_id
+       -- The jobs view has no payload: the table under it has.
+       JOIN graphile_worker._private_jobs j ON (j.payload ->> 'deliveryId')::bigint = d.id
+       JOIN graphile_worker._private_tasks t
+         ON t.id = j.task_id AND t.identifier = 'deliver-webhook'
+       WHERE e.store_id = $1 ORDER BY e.id`,
+      [store.id],
+    );
+    // graphile-worker runs lower numbers first: the claim's delivery goes before.
+    expect(rows).toEqual([
+      { type: "POINTS_EXPIRED", priority: 10 },
+      { type: "REWARD_OBTAINED", priority: 0 },
+    ]);
+  });
+
   it("creates an endpoint whose secret is shown once and stored encrypted", async () => {
     const { store, secret, endpoint } = await endpointFor(app, webhooks, "/created", () => 200);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);

@@ -16,10 +16,11 @@ export const outboxJobTask = deliveryJob.task;
  * `source` names a relation of the statement with columns (store_id, type, payload, position).
  * The statement must read `jobs` (say `(SELECT count(*) FROM jobs)`): PostgreSQL runs a CTE
  * that modifies nothing only when it is read. `taskParam` numbers the statement's parameter
- * bound to `outboxJobTask`.
+ * bound to `outboxJobTask`, `priorityParam` (when given) the one of the delivery jobs' priority.
  */
-export function outboxCtes(source: string, taskParam: number): string {
+export function outboxCtes(source: string, taskParam: number, priorityParam?: number): string {
   const task = `$${taskParam}::text`;
+  const priority = priorityParam === undefined ? "" : `, priority => $${priorityParam}::int`;
   return `events AS (
        INSERT INTO outbox_events (store_id, type, payload, dispatched_at)
        SELECT store_id, type, payload, now() FROM ${source} ORDER BY position
@@ -35,29 +36,41 @@ export function outboxCtes(source: string, taskParam: number): string {
        ORDER BY events.id, endpoint.id
        RETURNING id
      ), jobs AS (
-       SELECT graphile_worker.add_job(${task}, ${deliveryJob.payload})
+       SELECT graphile_worker.add_job(${task}, ${deliveryJob.payload}${priority})
        FROM deliveries
      )`;
 }
 
-/** Writes events in the caller's transaction (see outboxCtes). One statement, whatever their number. */
+/**
+ * The delivery jobs' priority for events a batch job writes by the hundred thousand (expiry,
+ * club reviews): graphile-worker runs lower numbers first, 0 being the default, so that their
+ * deliveries never hold the orders' crediting behind them.
+ */
+export const BACKGROUND_PRIORITY = 10;
+
+/**
+ * Writes events in the caller's transaction (see outboxCtes). One statement, whatever their
+ * number. `background`: their deliveries wait behind other jobs (BACKGROUND_PRIORITY).
+ */
 export async function recordEvents(
   db: Queryable,
   storeId: number,
   events: readonly OutboxEvent[],
+  { background = false }: { background?: boolean } = {},
 ): Promise<void> {
   if (events.length === 0) return;
   await db.query(
     `WITH new_events AS (
        SELECT $1::bigint AS store_id, e.type, e.payload, e.position
        FROM unnest($2::text[], $3::jsonb[]) WITH ORDINALITY AS e(type, payload, position)
-     ), ${outboxCtes("new_events", 4)}
+     ), ${outboxCtes("new_events", 4, 5)}
      SELECT count(*) FROM jobs`,
     [
       storeId,
       events.map((event) => event.type),
       events.map((event) => JSON.stringify(event.data)),
       outboxJobTask,
+      background ? BACKGROUND_PRIORITY : 0,
     ],
   );
 }

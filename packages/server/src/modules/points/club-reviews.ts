@@ -274,7 +274,8 @@ export async function reviewClubs(
       ],
     );
   }
-  await recordEvents(db, storeId, events);
+  // A review by a job may change thousands of clubs: their deliveries wait behind the orders.
+  await recordEvents(db, storeId, events, { background: options.due === true });
 }
 
 /**

@@ -10,7 +10,11 @@ import { withTransaction, type Queryable } from "../../db/pool.js";
 import { parseRequest } from "../../http/validate.js";
 import { enqueue, jobSql } from "../../jobs/queue.js";
 import type { Mailer } from "../../mail/mailer.js";
-import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
+import {
+  BACKGROUND_PRIORITY,
+  recordEvents,
+  type OutboxEvent,
+} from "../events/events.repository.js";
 import { appendLedgerEntries, releaseDueLots } from "../ledger/ledger.repository.js";
 import { expiryWarningEmail } from "./expiry-email.js";
 import {
@@ -40,12 +44,6 @@ const warningJob = jobSql("send-expiry-warning", {
   expiresAt: `to_char(w.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
 });
 
-/**
- * The warning emails' job priority (graphile-worker runs lower numbers first; 0 is the
- * default): a run warning 300,000 customers must not hold the orders' crediting and the
- * schedules behind its emails.
- */
-const BACKGROUND_PRIORITY = 10;
 /** Rows (lots or customers) per transaction: short transactions, each holding few rows. */
 const BATCH = 5_000;
 /**
@@ -66,7 +64,10 @@ function byStore(rows: readonly { storeId: number; customerId: number }[]): Map<
   return grouped;
 }
 
-/** Writes each store's events of a batch (the outbox takes one store at a time). */
+/**
+ * Writes each store's events of a batch (the outbox takes one store at a time), their
+ * deliveries behind the other jobs.
+ */
 async function recordByStore(
   db: Queryable,
   events: readonly { storeId: number; event: OutboxEvent }[],
@@ -77,7 +78,9 @@ async function recordByStore(
     if (list) list.push(event);
     else byStore.set(storeId, [event]);
   }
-  for (const [storeId, storeEvents] of byStore) await recordEvents(db, storeId, storeEvents);
+  for (const [storeId, storeEvents] of byStore) {
+    await recordEvents(db, storeId, storeEvents, { background: true });
+  }
 }
 
 /** The programme's settings, and the jobs that apply them over time. */
