@@ -1,8 +1,7 @@
-import type { ClubPolicy } from "@loyalty/shared-types";
+import { DEFAULT_CLUB_POLICY, type ClubPolicy } from "@loyalty/shared-types";
 import { describe, expect, it } from "vitest";
 import {
   clubStanding,
-  DEFAULT_CLUB_POLICY,
   periodStart,
   previousYear,
   type Club,

@@ -62,6 +62,12 @@ export const clubPolicySchema = z
   })
   .strict();
 export type ClubPolicy = z.output<typeof clubPolicySchema>;
+/** The spec's clubs: points earned over the rolling last 12 months, lost as soon as below. */
+export const DEFAULT_CLUB_POLICY: ClubPolicy = {
+  basis: "points-earned",
+  period: "rolling-12-months",
+  downgrade: "immediately",
+};
 export type ClubBasis = ClubPolicy["basis"];
 export type ClubPeriod = ClubPolicy["period"];
 
@@ -84,11 +90,7 @@ export const programSettingsSchema = z
     /** Ways to earn beyond orders (`POST /api/activity`): none by default. */
     activities: activityRulesSchema.default([]),
     /** How clubs are reached and kept; the spec's rolling 12 months of points by default. */
-    clubs: clubPolicySchema.default({
-      basis: "points-earned",
-      period: "rolling-12-months",
-      downgrade: "immediately",
-    }),
+    clubs: clubPolicySchema.default(DEFAULT_CLUB_POLICY),
   })
   .strict()
   .superRefine((settings, context) => {

@@ -1,11 +1,12 @@
 import { msg, str } from "@lit/localize";
 import { Task } from "@lit/task";
-import type {
-  AttributionRule,
-  Club,
-  ClubPolicy,
-  ProgramSettings,
-  RuleKind,
+import {
+  DEFAULT_CLUB_POLICY,
+  type AttributionRule,
+  type Club,
+  type ClubPolicy,
+  type ProgramSettings,
+  type RuleKind,
 } from "@loyalty/shared-types";
 import { css, html, nothing, type TemplateResult } from "lit";
 import { live } from "lit/directives/live.js";
@@ -656,13 +657,7 @@ export class ProgrammeScreen extends StoreScreen {
 
   /** How the store counts its clubs' thresholds (the spec's way until its settings load). */
   get #clubPolicy(): ClubPolicy {
-    return (
-      this.settings?.clubs ?? {
-        basis: "points-earned",
-        period: "rolling-12-months",
-        downgrade: "immediately",
-      }
-    );
+    return this.settings?.clubs ?? DEFAULT_CLUB_POLICY;
   }
 
   #clubForm(club: Club | undefined): TemplateResult {

@@ -1,6 +1,7 @@
 import { msg, str } from "@lit/localize";
 import {
   BUILT_IN_ACTIVITY_KINDS,
+  DEFAULT_CLUB_POLICY,
   MAX_EXPIRY_MONTHS,
   MAX_PENDING_DAYS,
   type ActivityPeriod,
@@ -281,13 +282,13 @@ export class ProgramSettingsSection extends BoElement {
 
   #renderClubs() {
     const fields = this.errors.fields;
-    const clubs = this.settings?.clubs;
+    const clubs = this.settings?.clubs ?? DEFAULT_CLUB_POLICY;
     return html`<fieldset>
       <legend>${msg("Clubs")}</legend>
       ${selectField({
         name: "clubs.basis",
         label: msg("Customers reach a club by"),
-        value: clubs?.basis ?? "points-earned",
+        value: clubs.basis,
         options: [
           { value: "points-earned", label: msg("Points earned") },
           { value: "amount-spent", label: msg("Amount spent") },
@@ -300,7 +301,7 @@ export class ProgramSettingsSection extends BoElement {
       ${selectField({
         name: "clubs.period",
         label: msg("Counted over"),
-        value: clubs?.period ?? "rolling-12-months",
+        value: clubs.period,
         options: [
           { value: "rolling-12-months", label: msg("The last 12 months") },
           { value: "calendar-year", label: msg("The calendar year") },
@@ -311,7 +312,7 @@ export class ProgramSettingsSection extends BoElement {
       ${selectField({
         name: "clubs.downgrade",
         label: msg("A customer below their club's threshold leaves it"),
-        value: clubs?.downgrade ?? "immediately",
+        value: clubs.downgrade,
         options: [
           { value: "immediately", label: msg("Immediately") },
           { value: "end-of-period", label: msg("At the end of the period") },

@@ -4,13 +4,14 @@ import { withTransaction } from "../../db/pool.js";
 import { AppError } from "../../errors.js";
 import { pageFetchSize, paged, pageStart, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../clock.js";
+import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import {
-  appendLedgerEntries,
-  clubWindowStart,
-  pointsEarnedSince,
-} from "../ledger/ledger.repository.js";
-import { clubStandings, storeClubs, type StoreClubs } from "../points/club-reviews.js";
-import { DEFAULT_CLUB_POLICY, periodStart, type Club } from "../points/clubs.js";
+  clubStandings,
+  earnedLast12Months,
+  storeClubs,
+  type StoreClubs,
+} from "../points/club-reviews.js";
+import { periodStart, type Club } from "../points/clubs.js";
 import {
   customerClaims,
   customerOrders,
@@ -123,16 +124,14 @@ export class CustomersAdminService {
     const now = this.clock();
     const ids = customers.map((customer) => customer.id);
     const standings = await clubStandings(this.pool, store, ids, now);
-    const spec =
-      store.policy.basis === DEFAULT_CLUB_POLICY.basis &&
-      store.policy.period === DEFAULT_CLUB_POLICY.period;
-    const earned = spec ? undefined : await pointsEarnedSince(this.pool, ids, clubWindowStart(now));
+    const figured = new Map([...standings].map(([id, { figures }]) => [id, figures]));
+    const earned = await earnedLast12Months(this.pool, store.policy, figured, ids, now);
     return customers.map((customer) => {
       const found = standings.get(customer.id);
       const figure = found?.figures.current ?? 0;
       return {
         customer,
-        earnedLast12Months: earned ? (earned.get(customer.id) ?? 0) : figure,
+        earnedLast12Months: earned.get(customer.id) ?? 0,
         club: found?.standing.club ?? null,
         clubQualification: {
           policy: store.policy,

@@ -1,9 +1,9 @@
 import type pg from "pg";
 import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../clock.js";
-import { clubWindowStart, pointsEarnedSince } from "../ledger/ledger.repository.js";
-import { clubFigures, NO_FIGURES } from "../points/club-reviews.js";
-import { clubStanding, DEFAULT_CLUB_POLICY, periodStart, type Club } from "../points/clubs.js";
+import { clubFigures, earnedLast12Months, NO_FIGURES } from "../points/club-reviews.js";
+import { clubStanding, periodStart, type Club } from "../points/clubs.js";
+import { DEFAULT_CLUB_POLICY } from "@loyalty/shared-types";
 import { listClubs } from "../points/points.repository.js";
 import type { StorefrontCache, StorefrontSection } from "../storefront/storefront.cache.js";
 import type { ClubPolicy, LedgerKind, ProgramSettings } from "@loyalty/shared-types";
@@ -80,7 +80,6 @@ export class CustomersService {
     page: PageRequest,
   ): Promise<CustomerHistory> {
     const now = this.clock();
-    const windowStart = clubWindowStart(now);
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
     const [cachedClubs, cachedSettings, found] = await Promise.all([
       this.storefront.section(store.domain, this.clubs),
@@ -96,19 +95,13 @@ export class CustomersService {
       }),
     ]);
     const policy = cachedSettings?.value.clubs ?? DEFAULT_CLUB_POLICY;
-    const figures = found
-      ? ((await clubFigures(this.pool, policy, [found.customer.id], now)).get(found.customer.id) ??
-        NO_FIGURES)
-      : NO_FIGURES;
-    // Under the spec's policy the figure is the points of the last 12 months: no second read.
-    const spec =
-      policy.basis === DEFAULT_CLUB_POLICY.basis && policy.period === DEFAULT_CLUB_POLICY.period;
-    const earned =
-      !found || spec
-        ? figures.current
-        : ((await pointsEarnedSince(this.pool, [found.customer.id], windowStart)).get(
-            found.customer.id,
-          ) ?? 0);
+    const ids = found ? [found.customer.id] : [];
+    const figured = await clubFigures(this.pool, policy, ids, now);
+    const figures = (found && figured.get(found.customer.id)) ?? NO_FIGURES;
+    const earned = found
+      ? ((await earnedLast12Months(this.pool, policy, figured, ids, now)).get(found.customer.id) ??
+        0)
+      : 0;
     const { club, next, keptUntil } = clubStanding(
       cachedClubs?.value ?? [],
       policy,

@@ -15,11 +15,12 @@ import { appendLedgerEntries } from "../ledger/ledger.repository.js";
 import {
   clubFigures,
   heldClubs,
+  heldOf,
   NO_FIGURES,
   orderAmounts,
   reviewClubs,
 } from "../points/club-reviews.js";
-import { clubStanding, periodStart, type ClubFigures, type HeldClub } from "../points/clubs.js";
+import { clubStanding, periodStart, type ClubFigures } from "../points/clubs.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import { completeReferrals } from "../referrals/referrals.repository.js";
 import {
@@ -214,7 +215,10 @@ export class OrdersService {
     const now = this.clock();
     const ruleSet = indexRules(rules);
     const ids = [...customerIds.values()];
-    const held = clubs.length > 0 ? await heldClubs(tx, ids) : new Map<number, HeldClub>();
+    // Locked here (they are already, by the upsert), read once for the multipliers and the
+    // review that follows the credit.
+    const heldRows = clubs.length > 0 ? await heldClubs(tx, ids, { lock: true }) : [];
+    const held = new Map(heldRows.map((row) => [row.id, heldOf(row)]));
     const figures =
       clubs.length > 0 ? await clubFigures(tx, policy, ids, now) : new Map<number, ClubFigures>();
     const amounts =
@@ -233,7 +237,7 @@ export class OrdersService {
       const { club } = clubStanding(
         clubs,
         policy,
-        held.get(customerId) ?? { clubId: null, keptUntil: null },
+        held.get(customerId) ?? heldOf(undefined),
         figure,
         now,
       );
@@ -332,7 +336,7 @@ export class OrdersService {
       }
     }
     await recordEvents(tx, storeId, events);
-    await reviewClubs(tx, storeId, ids, now, { store: { clubs, policy }, figures });
+    await reviewClubs(tx, storeId, ids, now, { store: { clubs, policy }, figures, held: heldRows });
 
     // Credit notes that arrived before their order: applied now, oldest first.
     const waiting = await lockUnappliedRefunds(

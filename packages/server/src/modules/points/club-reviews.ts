@@ -1,12 +1,15 @@
-import type { ClubPolicy, EventData } from "@loyalty/shared-types";
+import { DEFAULT_CLUB_POLICY, type ClubPolicy, type EventData } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 import { enqueue } from "../../jobs/queue.js";
 import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
-import { CLUB_EARNING_KINDS } from "../ledger/ledger.repository.js";
+import {
+  CLUB_EARNING_KINDS,
+  clubWindowStart,
+  pointsEarnedSince,
+} from "../ledger/ledger.repository.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import {
   clubStanding,
-  DEFAULT_CLUB_POLICY,
   periodStart,
   previousYear,
   type Club,
@@ -112,22 +115,55 @@ export async function storeClubs(
   return { clubs, policy };
 }
 
-/** The club each customer holds, as last reviewed. */
+/** A customer's club as the last review stored it. */
+export interface HeldRow {
+  id: number;
+  external_id: number;
+  club_id: number | null;
+  club_kept_until: Date | null;
+  club_review_at: Date | null;
+}
+
+/**
+ * The club each customer holds, as last reviewed. `lock`: for a review, locked in (store,
+ * externalId) order, as every statement locking several customers does.
+ */
 export async function heldClubs(
   db: Queryable,
   customerIds: readonly number[],
-): Promise<Map<number, HeldClub>> {
-  if (customerIds.length === 0) return new Map();
-  const { rows } = await db.query<{
-    id: number;
-    club_id: number | null;
-    club_kept_until: Date | null;
-  }>(`SELECT id, club_id, club_kept_until FROM customers WHERE id = ANY ($1::bigint[])`, [
-    customerIds,
-  ]);
-  return new Map(
-    rows.map((row) => [row.id, { clubId: row.club_id, keptUntil: row.club_kept_until }]),
+  { lock }: { lock: boolean },
+): Promise<HeldRow[]> {
+  if (customerIds.length === 0) return [];
+  const { rows } = await db.query<HeldRow>(
+    `SELECT id, external_id, club_id, club_kept_until, club_review_at FROM customers
+     WHERE id = ANY ($1::bigint[])
+     ${lock ? "ORDER BY store_id, external_id FOR NO KEY UPDATE" : ""}`,
+    [customerIds],
   );
+  return rows;
+}
+
+export function heldOf(row: HeldRow | undefined): HeldClub {
+  return row
+    ? { clubId: row.club_id, keptUntil: row.club_kept_until }
+    : { clubId: null, keptUntil: null };
+}
+
+/**
+ * Points earned over the rolling last 12 months (the history's `earnedLast12Months`, whatever
+ * the policy): the clubs' figures themselves under the spec's basis and period, else one read.
+ */
+export async function earnedLast12Months(
+  db: Queryable,
+  policy: ClubPolicy,
+  figures: Map<number, ClubFigures>,
+  customerIds: readonly number[],
+  now: Date,
+): Promise<Map<number, number>> {
+  if (policy.basis === DEFAULT_CLUB_POLICY.basis && policy.period === DEFAULT_CLUB_POLICY.period) {
+    return new Map(customerIds.map((id) => [id, figures.get(id)?.current ?? 0]));
+  }
+  return pointsEarnedSince(db, customerIds, clubWindowStart(now));
 }
 
 /** Standings of some customers of a store, now: what the history and the back-office show. */
@@ -139,19 +175,13 @@ export async function clubStandings(
 ): Promise<Map<number, { standing: ClubStanding; figures: ClubFigures }>> {
   const standings = new Map<number, { standing: ClubStanding; figures: ClubFigures }>();
   if (customerIds.length === 0) return standings;
-  const [held, figures] =
-    clubs.length === 0
-      ? [new Map<number, HeldClub>(), await clubFigures(db, policy, customerIds, now)]
-      : [await heldClubs(db, customerIds), await clubFigures(db, policy, customerIds, now)];
+  // Without clubs nobody holds one: only the figures are read.
+  const rows = clubs.length === 0 ? [] : await heldClubs(db, customerIds, { lock: false });
+  const held = new Map(rows.map((row) => [row.id, heldOf(row)]));
+  const figures = await clubFigures(db, policy, customerIds, now);
   for (const id of customerIds) {
     const figure = figures.get(id) ?? NO_FIGURES;
-    const standing = clubStanding(
-      clubs,
-      policy,
-      held.get(id) ?? { clubId: null, keptUntil: null },
-      figure,
-      now,
-    );
+    const standing = clubStanding(clubs, policy, held.get(id) ?? heldOf(undefined), figure, now);
     standings.set(id, { standing, figures: figure });
   }
   return standings;
@@ -182,25 +212,17 @@ export async function reviewClubs(
     fresh?: boolean;
     /** The customers' figures as they stand now, when the caller has them. */
     figures?: Map<number, ClubFigures>;
+    /** Their rows, when the caller locked them with heldClubs already. */
+    held?: HeldRow[];
   } = {},
 ): Promise<void> {
   const ids = [...new Set(customerIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;
   const store = options.store ?? (await storeClubs(db, storeId));
-  // A store without clubs has no club to give: its members lost theirs with the clubs (the
-  // foreign key); only a due review has stale dates to clear.
+  // A store without clubs gives none: the members of clubs it deleted are the business of
+  // the review its deletion queued (a due review).
   if (store.clubs.length === 0 && !options.due) return;
-  const { rows } = await db.query<{
-    id: number;
-    external_id: number;
-    club_id: number | null;
-    club_kept_until: Date | null;
-    club_review_at: Date | null;
-  }>(
-    `SELECT id, external_id, club_id, club_kept_until, club_review_at FROM customers
-     WHERE id = ANY ($1::bigint[]) ORDER BY store_id, external_id FOR NO KEY UPDATE`,
-    [ids],
-  );
+  const rows = options.held ?? (await heldClubs(db, ids, { lock: true }));
   const figures = options.figures ?? (await clubFigures(db, store.policy, ids, now));
   // Clubs held that the store deleted since: the events name them as they were.
   const gone = rows.flatMap((row) =>

@@ -8,13 +8,6 @@ export interface Club {
   multiplier: number;
 }
 
-/** The spec's clubs: points earned over the rolling last 12 months, lost as soon as below. */
-export const DEFAULT_CLUB_POLICY: ClubPolicy = {
-  basis: "points-earned",
-  period: "rolling-12-months",
-  downgrade: "immediately",
-};
-
 /** What a review stored of a customer's club; nothing for a customer never reviewed. */
 export interface HeldClub {
   clubId: number | null;

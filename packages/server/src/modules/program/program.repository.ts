@@ -1,8 +1,9 @@
-import type {
-  ActivityRule,
-  ClubPolicy,
-  ExpiryPolicy,
-  ProgramSettings,
+import {
+  DEFAULT_CLUB_POLICY,
+  type ActivityRule,
+  type ClubPolicy,
+  type ExpiryPolicy,
+  type ProgramSettings,
 } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 
@@ -11,7 +12,7 @@ export const DEFAULT_PROGRAM_SETTINGS: ProgramSettings = {
   pendingDays: 0,
   expiry: { mode: "off" },
   activities: [],
-  clubs: { basis: "points-earned", period: "rolling-12-months", downgrade: "immediately" },
+  clubs: DEFAULT_CLUB_POLICY,
 };
 
 interface SettingsRow {

@@ -54,12 +54,16 @@ const BATCH_LANES = 2;
 /** Customers per club review: each reads their figures, so fewer than the other jobs. */
 const CLUB_BATCH = 1_000;
 
-function byStore(rows: readonly { storeId: number; customerId: number }[]): Map<number, number[]> {
-  const grouped = new Map<number, number[]>();
-  for (const { storeId, customerId } of rows) {
-    const ids = grouped.get(storeId);
-    if (ids) ids.push(customerId);
-    else grouped.set(storeId, [customerId]);
+/** Each store's values of a batch's rows, in their order: the batch jobs work store by store. */
+function byStore<R extends { storeId: number }, T>(
+  rows: readonly R[],
+  value: (row: R) => T,
+): Map<number, T[]> {
+  const grouped = new Map<number, T[]>();
+  for (const row of rows) {
+    const values = grouped.get(row.storeId);
+    if (values) values.push(value(row));
+    else grouped.set(row.storeId, [value(row)]);
   }
   return grouped;
 }
@@ -72,13 +76,7 @@ async function recordByStore(
   db: Queryable,
   events: readonly { storeId: number; event: OutboxEvent }[],
 ): Promise<void> {
-  const byStore = new Map<number, OutboxEvent[]>();
-  for (const { storeId, event } of events) {
-    const list = byStore.get(storeId);
-    if (list) list.push(event);
-    else byStore.set(storeId, [event]);
-  }
-  for (const [storeId, storeEvents] of byStore) {
+  for (const [storeId, storeEvents] of byStore(events, (row) => row.event)) {
     await recordEvents(db, storeId, storeEvents, { background: true });
   }
 }
@@ -190,7 +188,7 @@ export class ProgramService {
       batchSize,
       (tx) => dueClubReviews(tx, now, batchSize),
       async (tx, due) => {
-        for (const [storeId, ids] of byStore(due)) {
+        for (const [storeId, ids] of byStore(due, (row) => row.customerId)) {
           await reviewClubs(tx, storeId, ids, now, { due: true });
         }
         return due.length;
