@@ -5,6 +5,7 @@ import type { Config } from "./config.js";
 import { developmentMasterKey, SecretBox } from "./crypto/secrets.js";
 import { startEmbeddedPostgres } from "./db/embedded.js";
 import { assertMigrated, migrate } from "./db/migrate.js";
+import { sessionsFollowNiceness } from "./db/niceness.js";
 import { createPool } from "./db/pool.js";
 import {
   StoreChangeListener,
@@ -242,6 +243,7 @@ export async function openRuntime(
     }
     const pool = createPool(databaseUrl, options.poolSize ?? config.databasePoolSize);
     pool.on("error", (error) => logger.error({ err: error }, "idle database connection failed"));
+    sessionsFollowNiceness(pool, logger);
     const storeChanges = new StoreChangeListener({
       connectionString: databaseUrl,
       logger,

@@ -9,6 +9,7 @@ import {
   type TaskList,
   type WorkerEvents,
 } from "graphile-worker";
+import { sessionsFollowNiceness } from "../db/niceness.js";
 import { listenToEveryClient } from "../db/pool.js";
 import type { AppContext } from "../runtime.js";
 import { guardLocalQueue } from "./graphile-worker-internals.js";
@@ -94,6 +95,7 @@ export async function startWorkers(
     logger.warn({ err: error }, "a job queue connection was lost");
   pgPool.on("error", connectionLost);
   listenToEveryClient(pgPool, connectionLost);
+  sessionsFollowNiceness(pgPool, logger);
 
   const launch = async (): Promise<void> => {
     const events: WorkerEvents = new EventEmitter();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { TEST_MASTER_KEY } from "./app.js";
 import { environment, nodeArgs, type Build } from "./processes.js";
@@ -28,6 +29,7 @@ export function startWorkerProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
   build: Build = "source",
+  options: { niceness?: number } = {},
 ): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...nodeArgs("cli", build), "worker"], {
     cwd: PACKAGE_DIR,
@@ -39,6 +41,8 @@ export function startWorkerProcess(
     }),
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Its main thread (the one that connects), before it has had time to connect anywhere.
+  if (options.niceness !== undefined && child.pid) os.setPriority(child.pid, options.niceness);
   let output = "";
   // Read to the end, not only up to the banner: a full pipe would block the worker.
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
