@@ -95,7 +95,9 @@ export async function appendLedgerEntries(
        updated_at = now()
      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::boolean[])
        AS d(id, points, pending, active)
-     WHERE c.id = d.id
+     -- = ANY: the customers by their primary key's index. Joined on d alone, a batch of
+     -- thousands (the expiry job's) is planned as a scan of every customer, hashed.
+     WHERE c.id = ANY ($1::bigint[]) AND c.id = d.id
      RETURNING c.id, c.balance`,
     [
       ids,

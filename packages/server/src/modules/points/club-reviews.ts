@@ -287,7 +287,9 @@ export async function reviewClubs(
          club_review_at = u.review_at
        FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::timestamptz[])
          AS u(id, club_id, kept_until, review_at)
-       WHERE c.id = u.id`,
+       -- = ANY: by the primary key's index, as a ledger batch's balances (a join on u alone
+       -- plans a batch of thousands as a scan of every customer).
+       WHERE c.id = ANY ($1::bigint[]) AND c.id = u.id`,
       [
         changes.map((change) => change.id),
         changes.map((change) => change.clubId),
