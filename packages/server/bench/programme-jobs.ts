@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -35,6 +37,10 @@ export interface JobsFigures {
   generationSeconds: number;
   jobs: { name: string; seconds: number; result: unknown }[];
   calculate: { before: Latency; during: Latency };
+  /** The API's CPU and the jobs', or undefined when they shared every CPU. */
+  cpus: { api: string; jobs: string } | undefined;
+  /** What PostgreSQL wrote while the jobs ran, in MiB. */
+  written: { walMiB: number; tempMiB: number };
   load: { average: number; cpus: number };
   overTarget: boolean;
   ledgerChecked: boolean;
@@ -151,22 +157,88 @@ async function steadyLoad(url: string, until: Promise<unknown>): Promise<Latency
 }
 
 /**
- * Queues a task and waits for the worker to finish it; what it did, read from the database
- * (held lots released, lots warned, expiry transactions written while it ran).
+ * With BENCH_JOBS_CPUS=split, gives the API and PostgreSQL CPUs of their own, as
+ * docs/operators.md advises when they share a machine: CPU 0 for the API (and this load
+ * generator), the others for PostgreSQL (its server and every process it started or will
+ * start). The worker and the SMTP server, at niceness 10, share the API's: below it, their own
+ * work does not slow it. PostgreSQL's does, whatever its sessions' niceness: with every CPU
+ * shared (the default), calculate's p95 rises severalfold while the jobs run; split, the jobs
+ * have one CPU fewer. Undefined, and nothing moved, when shared, on one CPU, or when
+ * PostgreSQL's processes are not this machine's to move.
  */
-async function runQueued(
+async function splitCpus(
   pool: pg.Pool,
-  task: string,
-): Promise<{ seconds: number; result: unknown }> {
-  const count = async () => {
-    const { rows } = await pool.query<{ held: number; warned: number; expired: number }>(
-      `SELECT (SELECT count(*) FROM earning_lots WHERE released_at IS NULL)::int AS held,
-              (SELECT count(*) FROM earning_lots WHERE warned_at IS NOT NULL)::int AS warned,
-              (SELECT count(*) FROM ledger_transactions WHERE kind = 'expiry')::int AS expired`,
-    );
-    return rows[0] as { held: number; warned: number; expired: number };
+): Promise<{ api: string; jobs: string; restore(): void } | undefined> {
+  const count = os.cpus().length;
+  if (process.env["BENCH_JOBS_CPUS"] !== "split" || count < 2) return undefined;
+  const all = `0-${count - 1}`;
+  const { rows } = await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+  // Only a PostgreSQL of this machine: the backend's parent must be a postgres server here.
+  const backend = rows[0]?.pid ?? 0;
+  const candidate = parentOf(backend);
+  const postmaster =
+    commandOf(backend).startsWith("postgres: ") &&
+    candidate !== undefined &&
+    /(^|\/)postgres\0/.test(commandOf(candidate))
+      ? candidate
+      : undefined;
+  /** PostgreSQL's processes now, and this one's; new backends follow their postmaster. */
+  const move = (postgres: string, self: string) => {
+    if (postmaster === undefined) throw new Error("PostgreSQL runs on another machine");
+    const children = readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number)
+      .filter((pid) => parentOf(pid) === postmaster);
+    for (const pid of [postmaster, ...children]) {
+      // A process may end meanwhile (a backend closing): not an error.
+      try {
+        execFileSync("taskset", ["-a", "-pc", postgres, String(pid)], { stdio: "ignore" });
+      } catch (error) {
+        if (parentOf(pid) !== undefined) throw error;
+      }
+    }
+    execFileSync("taskset", ["-a", "-pc", self, String(process.pid)], { stdio: "ignore" });
   };
-  const before = await count();
+  const split = { api: "0", jobs: count === 2 ? "1" : `1-${count - 1}` };
+  // A PostgreSQL of the machine (DATABASE_URL) gets all its CPUs back, whatever happens.
+  const restore = () => {
+    try {
+      move(all, all);
+    } catch (error) {
+      process.stdout.write(`PostgreSQL's CPUs could not all be given back: ${String(error)}\n`);
+    }
+  };
+  try {
+    move(split.jobs, split.api);
+  } catch (error) {
+    restore();
+    process.stdout.write(`the CPUs stay shared: ${String(error)}\n`);
+    return undefined;
+  }
+  return { ...split, restore };
+}
+
+/** A process's command line, from /proc ("" when it is gone, or not this machine's). */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** A process's parent, from /proc (undefined when it is gone, or not this machine's). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Queues a task and waits for the worker to finish it: its seconds, from queuing to done. */
+async function runQueued(pool: pg.Pool, task: string): Promise<number> {
   const began = performance.now();
   const { rows } = await pool.query<{ id: string }>(
     `SELECT id FROM graphile_worker.add_job($1, '{}'::json)`,
@@ -181,13 +253,41 @@ async function runQueued(
     if (left.rows[0]?.last_error) throw new Error(`${task} failed: ${left.rows[0].last_error}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const seconds = (performance.now() - began) / 1000;
-  const after = await count();
-  const result =
-    task === "release-pending-points"
-      ? { released: before.held - after.held }
-      : { lotsWarned: after.warned - before.warned, expiries: after.expired - before.expired };
-  return { seconds, result };
+  return (performance.now() - began) / 1000;
+}
+
+/**
+ * What PostgreSQL wrote so far: WAL bytes (the whole cluster's) and temporary file bytes (this
+ * database's), the jobs' cost beyond their seconds: what a replica receives and a backup keeps.
+ */
+async function writes(pool: pg.Pool): Promise<{ wal: number; temp: number }> {
+  // The WAL position, exact at once (the statistics views lag their backends by seconds).
+  const { rows } = await pool.query<{ wal: string; temp: string }>(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal, temp_bytes AS temp
+     FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return { wal: Number(rows[0]?.wal ?? 0), temp: Number(rows[0]?.temp ?? 0) };
+}
+
+/** Lots still held (by the pending period's index: cheap). */
+async function heldLots(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ held: number }>(
+    `SELECT count(*)::int AS held FROM earning_lots WHERE released_at IS NULL`,
+  );
+  return rows[0]?.held ?? 0;
+}
+
+/**
+ * Lots warned and expiry transactions written: whole-table counts, which PostgreSQL runs on
+ * every core it has. Taken only outside the measured window, so that calculate's latency while
+ * the jobs run is the jobs' doing, not the benchmark's.
+ */
+async function expiryCounts(pool: pg.Pool): Promise<{ warned: number; expired: number }> {
+  const { rows } = await pool.query<{ warned: number; expired: number }>(
+    `SELECT (SELECT count(*) FROM earning_lots WHERE warned_at IS NOT NULL)::int AS warned,
+            (SELECT count(*) FROM ledger_transactions WHERE kind = 'expiry')::int AS expired`,
+  );
+  return rows[0] as { warned: number; expired: number };
 }
 
 export async function benchProgrammeJobs(
@@ -222,44 +322,91 @@ export async function benchProgrammeJobs(
       `INSERT INTO attribution_rules (store_id, kind, rate) VALUES ($1, 'default', 1)`,
       [shop.id],
     );
+    // The API on a CPU of its own, PostgreSQL on the others.
+    const cpus = await splitCpus(pool);
     const { child, port } = await start(
       ["src/main.ts"],
       serverEnv(databaseUrl, masterKey, "off"),
       SERVER_READY,
-    );
+      { cpus: cpus?.api },
+    ).catch((error: unknown) => {
+      cpus?.restore();
+      throw error;
+    });
     try {
       const url = `http://127.0.0.1:${port}/point/product-points/calculate?domain=${encodeURIComponent(shop.domain)}&price=19.99&product=7`;
       await steadyLoad(url, new Promise((resolve) => setTimeout(resolve, 3_000)));
       let during: Latency = { requests: 0, errors: 0, p50: NaN, p95: NaN };
+      let written = { walMiB: NaN, tempMiB: NaN };
       const before = await steadyLoad(
         url,
         new Promise((resolve) => setTimeout(resolve, BASELINE_SECONDS * 1000)),
       );
 
-      // The jobs run where they run in production: in a worker process, taken from the queue.
+      // The warning emails go to a real SMTP server, as they would to the store's provider.
+      const { child: relay, port: smtpPort } = await start(
+        ["bench/smtp-relay.ts"],
+        {},
+        /smtp relay listening on port (\d+)/,
+        { niceness: WORKER_NICENESS },
+      );
+      // The jobs run where they run in production: in a worker process, taken from the queue,
+      // logging what an operator keeps in production (warnings), not a line per job done.
       const { child: worker } = await start(
         ["src/cli.ts", "worker"],
-        serverEnv(databaseUrl, masterKey, "off"),
+        {
+          ...serverEnv(databaseUrl, masterKey, "off"),
+          LOG_LEVEL: "warn",
+          SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+          ALLOW_PRIVATE_URLS: "true",
+        },
         /workers running/,
-      );
-      // As docs/operators.md advises when workers share the API's machine: below the API.
-      os.setPriority(worker.pid as number, WORKER_NICENESS);
+        // As docs/operators.md advises when workers share the API's machine: below the API.
+        { niceness: WORKER_NICENESS },
+      ).catch(async (error: unknown) => {
+        await stop(relay);
+        throw error;
+      });
       const jobs: JobsFigures["jobs"] = [];
+      const report = (name: string, seconds: number, result: unknown) => {
+        jobs.push({ name, seconds, result });
+        process.stdout.write(`${name}: ${seconds.toFixed(1)} s ${JSON.stringify(result)}\n`);
+      };
       try {
-        const timed = async (name: string, task: string) => {
-          const { seconds, result } = await runQueued(pool, task);
-          jobs.push({ name, seconds, result });
-          process.stdout.write(`${name}: ${seconds.toFixed(1)} s ${JSON.stringify(result)}\n`);
-        };
+        const writesBefore = await writes(pool);
+        const heldBefore = await heldLots(pool);
+        const countsBefore = await expiryCounts(pool);
         const running = (async () => {
-          await timed("release-pending-points", "release-pending-points");
-          await timed("expire-points", "expire-points");
+          const release = await runQueued(pool, "release-pending-points");
+          const heldAfter = await heldLots(pool);
+          const expire = await runQueued(pool, "expire-points");
+          return { release, released: heldBefore - heldAfter, expire };
         })();
         during = await steadyLoad(url, running);
-        await running;
-        await timed("expire-points again (nothing due)", "expire-points");
+        const { release, released, expire } = await running;
+        const writesAfter = await writes(pool);
+        written = {
+          walMiB: (writesAfter.wal - writesBefore.wal) / 2 ** 20,
+          tempMiB: (writesAfter.temp - writesBefore.temp) / 2 ** 20,
+        };
+        process.stdout.write(
+          `written while the jobs ran: ${written.walMiB.toFixed(0)} MiB of WAL, ${written.tempMiB.toFixed(0)} MiB of temporary files\n`,
+        );
+        const countsAfter = await expiryCounts(pool);
+        report("release-pending-points", release, { released });
+        report("expire-points", expire, {
+          lotsWarned: countsAfter.warned - countsBefore.warned,
+          expiries: countsAfter.expired - countsBefore.expired,
+        });
+        const again = await runQueued(pool, "expire-points");
+        const countsAgain = await expiryCounts(pool);
+        report("expire-points again (nothing due)", again, {
+          lotsWarned: countsAgain.warned - countsAfter.warned,
+          expiries: countsAgain.expired - countsAfter.expired,
+        });
       } finally {
         await stop(worker);
+        await stop(relay);
       }
       process.stdout.write(
         `calculate at ${RATE}/s, p95: ${before.p95.toFixed(2)} ms before, ${during.p95.toFixed(2)} ms while the jobs ran\n`,
@@ -279,12 +426,15 @@ export async function benchProgrammeJobs(
         generationSeconds,
         jobs,
         calculate: { before, during },
+        cpus: cpus && { api: cpus.api, jobs: cpus.jobs },
+        written,
         load: { average: os.loadavg()[0] ?? NaN, cpus: os.cpus().length },
         overTarget: jobs.some((job) => job.seconds * 1000 > JOBS_TARGET_MS),
         ledgerChecked,
       };
     } finally {
       await stop(child);
+      cpus?.restore();
     }
   } finally {
     await runtime.close();
@@ -305,8 +455,14 @@ export function jobsSection(figures: JobsFigures): string {
 \`bench/programme-jobs.ts\` (\`pnpm bench:jobs\` alone) on a generated store of
 ${figures.customers.toLocaleString("en")} customers with ${figures.lots.toLocaleString("en")} earning lots over 15 months (a 14-day pending period, a
 12-month lifetime with a 30-day warning), generated in ${figures.generationSeconds.toFixed(0)} s. Each job queued and run by a worker
-process (\`loyalty worker\`, niceness ${WORKER_NICENESS}) as its schedule runs it, from queuing to done; the warning emails it
-queues run at a lower priority meanwhile. Target: each at most ${JOBS_TARGET_MS / 1000} s.
+process (\`loyalty worker\`, niceness ${WORKER_NICENESS}, its PostgreSQL sessions with it) as its schedule runs it, from queuing to
+done; the warning emails it queues go to a real SMTP server at a lower priority meanwhile. ${
+    figures.cpus
+      ? `As docs/operators.md advises for a machine the API shares with PostgreSQL, each has CPUs of its own: the API
+CPU ${figures.cpus.api} (with this load generator, and the worker and the SMTP server below it), PostgreSQL CPU ${figures.cpus.jobs}.`
+      : "Every process shared every CPU (BENCH_JOBS_CPUS=split gives the API and PostgreSQL one each)."
+  } Target: each at most ${JOBS_TARGET_MS / 1000} s. PostgreSQL wrote ${figures.written.walMiB.toFixed(0)} MiB of WAL and
+${figures.written.tempMiB.toFixed(0)} MiB of temporary files while they ran.
 
 | job | seconds | result |
 |---|---|---|

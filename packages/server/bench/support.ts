@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -18,13 +19,20 @@ export function start(
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
+  options: { niceness?: number; cpus?: string } = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+    const command = [process.execPath, ...NODE_ARGS, ...args];
+    // On the given CPUs from its first instruction (`taskset` executes node in its place), so
+    // that every thread it starts is there too.
+    if (options.cpus !== undefined) command.unshift("taskset", "-c", options.cpus);
+    const child = spawn(command[0] as string, command.slice(1), {
       cwd: PACKAGE_DIR,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // Its main thread, before the process has had time to connect anywhere.
+    if (options.niceness !== undefined && child.pid) os.setPriority(child.pid, options.niceness);
     let output = "";
     let started = false;
     // Output is read to the end, not only up to the banner: a full pipe would block the server.
