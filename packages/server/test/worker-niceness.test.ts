@@ -7,8 +7,8 @@ import { startWorkerProcess, type WorkerProcess } from "./support/worker-process
 
 /**
  * `nice -n 10 loyalty worker` on the API's machine: the programme's batch jobs spend their time
- * in PostgreSQL's backends, so the worker's sessions must run below the API with it, or the
- * niceness buys the storefront nothing.
+ * in PostgreSQL's backends, so the worker's sessions must run below the API's with it, or the
+ * niceness leaves the batch work level with the API's own queries.
  */
 describe("a worker run below the API", () => {
   let database: TestDatabase;

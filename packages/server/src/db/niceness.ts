@@ -7,8 +7,9 @@ import type { Logger } from "pino";
 /**
  * A process run below the others (`nice -n 10 loyalty worker`) takes its PostgreSQL sessions
  * down with it. The programme's batch jobs spend their time in PostgreSQL, not in the worker:
- * a niced worker alone would leave its backends competing with the API process for the CPU,
- * and storefront reads waiting behind the expiry of a million customers' points.
+ * a niced worker alone would leave its backends level with the API's own sessions (claims,
+ * registrations, histories) on PostgreSQL's CPUs. It does not shield what shares those CPUs from
+ * PostgreSQL's work as a whole: docs/operators.md says what does (CPUs of their own).
  *
  * Each new connection's backend (its process id, from the connection's own handshake) is set to
  * this process's niceness when it runs on this machine: the connection must be to a loopback
