@@ -7,7 +7,11 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config.js";
 import { startEmbeddedPostgres, startThrowawayPostgres } from "../src/db/embedded.js";
-import { initialiseCluster, startPostmaster } from "../src/db/postgres-launcher.js";
+import {
+  initialiseCluster,
+  machineSettings,
+  startPostmaster,
+} from "../src/db/postgres-launcher.js";
 import { createLogger } from "../src/http/logger.js";
 
 const silent = createLogger("silent");
@@ -23,6 +27,45 @@ describe("the embedded PostgreSQL", () => {
     await client.end();
     await postgres.stop();
     expect(events.map((event) => process.listenerCount(event))).toEqual(before);
+  });
+
+  it("sizes its memory and checkpoints for the machine, not initdb's 128 MB", async () => {
+    const GiB = 1024 ** 3;
+    const lax = { strictOvercommit: false };
+    expect(machineSettings({ bytes: 24 * GiB, ...lax })).toEqual([
+      "max_wal_size=4GB",
+      "shared_buffers=6144MB",
+      "effective_cache_size=12288MB",
+    ]);
+    // At most 8 GB of shared buffers however large the machine; never below initdb's 128 MB.
+    expect(machineSettings({ bytes: 128 * GiB, ...lax })).toContain("shared_buffers=8192MB");
+    expect(machineSettings({ bytes: GiB / 4, ...lax })).toEqual([
+      "max_wal_size=4GB",
+      "shared_buffers=128MB",
+      "effective_cache_size=128MB",
+    ]);
+    // Strict overcommit charges the whole mapping at start: initdb's size, which starts anywhere.
+    expect(machineSettings({ bytes: 24 * GiB, strictOvercommit: true })).toEqual([
+      "max_wal_size=4GB",
+    ]);
+
+    const postgres = await startThrowawayPostgres("loyalty-sized");
+    const client = new pg.Client({ connectionString: postgres.url });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ name: string; setting: string; unit: string }>(
+        `SELECT name, setting, unit FROM pg_settings
+         WHERE name IN ('shared_buffers', 'effective_cache_size', 'max_wal_size') ORDER BY name`,
+      );
+      const running = rows.map(({ name, setting, unit }) => {
+        const mb = unit === "8kB" ? Number(setting) / 128 : Number(setting);
+        return name === "max_wal_size" ? `${name}=${mb / 1024}GB` : `${name}=${mb}MB`;
+      });
+      expect(running.sort()).toEqual(machineSettings().sort());
+    } finally {
+      await client.end();
+      await postgres.stop();
+    }
   });
 
   it("says in one sentence why it cannot start when its port is taken", async () => {
