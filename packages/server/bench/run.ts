@@ -517,7 +517,7 @@ async function main() {
     // Last, on a store of its own in the same database: it adds a million ledger entries.
     const overview = await benchOverview(databaseUrl, MASTER_KEY);
     // Then the programme's batch jobs on a store of a million customers.
-    const jobs = await benchProgrammeJobs(databaseUrl, MASTER_KEY);
+    const jobs = await benchProgrammeJobs(databaseUrl, MASTER_KEY, database.embedded);
 
     await writeReport({
       results,

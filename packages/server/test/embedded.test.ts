@@ -1,15 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chown, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import getPort from "get-port";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config.js";
 import { startEmbeddedPostgres, startThrowawayPostgres } from "../src/db/embedded.js";
 import {
+  canEnter,
   initialiseCluster,
   machineSettings,
+  postgresUser,
+  reachableBinaries,
+  rootPostgresDir,
   startPostmaster,
 } from "../src/db/postgres-launcher.js";
 import { createLogger } from "../src/http/logger.js";
@@ -47,21 +52,23 @@ describe("the embedded PostgreSQL", () => {
     // Strict overcommit charges the whole mapping at start: initdb's size, which starts anywhere.
     expect(machineSettings({ bytes: 24 * GiB, strictOvercommit: true })).toEqual([
       "max_wal_size=4GB",
+      "effective_cache_size=12288MB",
     ]);
 
     const postgres = await startThrowawayPostgres("loyalty-sized");
     const client = new pg.Client({ connectionString: postgres.url });
     try {
       await client.connect();
+      const expected = machineSettings();
       const { rows } = await client.query<{ name: string; setting: string; unit: string }>(
-        `SELECT name, setting, unit FROM pg_settings
-         WHERE name IN ('shared_buffers', 'effective_cache_size', 'max_wal_size') ORDER BY name`,
+        `SELECT name, setting, unit FROM pg_settings WHERE name = ANY ($1::text[])`,
+        [expected.map((setting) => setting.split("=")[0])],
       );
       const running = rows.map(({ name, setting, unit }) => {
         const mb = unit === "8kB" ? Number(setting) / 128 : Number(setting);
         return name === "max_wal_size" ? `${name}=${mb / 1024}GB` : `${name}=${mb}MB`;
       });
-      expect(running.sort()).toEqual(machineSettings().sort());
+      expect(running.sort()).toEqual(expected.sort());
     } finally {
       await client.end();
       await postgres.stop();
@@ -86,6 +93,57 @@ describe("the embedded PostgreSQL", () => {
     } finally {
       taken.close();
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("starts with initdb's memory when the machine refuses the sized shared buffers", async () => {
+    const sharedBuffers = machineSettings()
+      .find((setting) => setting.startsWith("shared_buffers="))
+      ?.match(/=(\d+)MB/)?.[1];
+    // Strict overcommit: nothing sized to refuse.
+    if (!sharedBuffers) return;
+    const user = await postgresUser();
+    const binaries = await reachableBinaries(user);
+    const temporary = os.tmpdir();
+    const parent =
+      !user || (await canEnter(user, temporary)) ? temporary : await rootPostgresDir("clusters");
+    const dir = await mkdtemp(path.join(parent, "loyalty-refused-"));
+    // As root, PostgreSQL's user must reach the cluster and the wrapper below.
+    if (user) await chown(dir, user.uid, user.gid);
+    const logs: string[] = [];
+    const run = { binaries, user, onLog: (line: string) => logs.push(line) };
+    try {
+      await initialiseCluster(path.join(dir, "cluster"), "secret", run);
+      // Less address space than the sized shared buffers need, as a ulimit or Windows's commit
+      // charge would allow: the postmaster cannot map them.
+      const limited = path.join(dir, "postgres");
+      const limitKb = Math.max(Number(sharedBuffers) - 256, 768) * 1024;
+      await writeFile(
+        limited,
+        `#!/bin/sh\nulimit -v ${limitKb}\nexec '${binaries.postgres}' "$@"\n`,
+        { mode: 0o755 },
+      );
+      const port = await getPort();
+      const postgres = await startPostmaster(path.join(dir, "cluster"), port, {
+        ...run,
+        binaries: { ...binaries, postgres: limited },
+      });
+      const client = new pg.Client({
+        connectionString: `postgres://postgres:secret@127.0.0.1:${port}/postgres`,
+      });
+      try {
+        await client.connect();
+        const { rows } = await client.query<{ shared_buffers: string }>(
+          "SELECT current_setting('shared_buffers') AS shared_buffers",
+        );
+        expect(rows).toEqual([{ shared_buffers: "128MB" }]);
+        expect(logs.join("\n")).toMatch(/shared memory/i);
+      } finally {
+        await client.end();
+        await postgres.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

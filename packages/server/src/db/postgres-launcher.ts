@@ -305,8 +305,8 @@ export interface MachineMemory {
 }
 
 function machineMemory(): MachineMemory {
-  // 0 when the process has no memory limit of its own.
-  const constrained = process.constrainedMemory();
+  // Without a limit of its own: 0, undefined (older Node 20) or about 2^64, which min() drops.
+  const constrained = process.constrainedMemory() as number | undefined;
   let strictOvercommit = false;
   try {
     strictOvercommit = readFileSync("/proc/sys/vm/overcommit_memory", "utf8").trim() === "2";
@@ -314,31 +314,35 @@ function machineMemory(): MachineMemory {
     // Not Linux: no such setting.
   }
   return {
-    bytes: constrained > 0 ? Math.min(constrained, os.totalmem()) : os.totalmem(),
+    bytes: constrained && constrained > 0 ? Math.min(constrained, os.totalmem()) : os.totalmem(),
     strictOvercommit,
   };
 }
 
 /**
  * The settings a cluster started here runs with, for the machine rather than initdb's
- * 128 MB: a quarter of the memory for shared buffers (PostgreSQL's own advice, at most
- * 8 GB), half as the cache the planner may count on, and checkpoints spaced by 4 GB of WAL
- * rather than 1 GB. On a store of 1M customers the expiry job wrote 3.6 GB of WAL and took
- * 128 s with the defaults, 2.6 GB and 68 s with these (BENCHMARKS.md): the backends were
+ * 128 MB: a quarter of the memory for shared buffers (PostgreSQL's advice for a server of its
+ * own; at most 8 GB, as this one shares its machine), half as the cache the planner may count
+ * on, and checkpoints spaced by 4 GB of WAL rather than 1 GB. With initdb's settings, the
+ * expiry of 1M customers' points took twice as long (BENCHMARKS.md): the backends were
  * evicting dirty pages themselves, and each checkpoint began a new round of full-page images.
- * Where Linux commits memory strictly, shared buffers stay at initdb's size: the whole
- * mapping would be charged at once, and the cluster could fail to start.
+ * Shared buffers are taken only as pages are read; where Linux commits memory strictly they
+ * stay at initdb's size: the whole mapping would be charged at once.
  */
 export function machineSettings(memory: MachineMemory = machineMemory()): string[] {
-  const settings = ["max_wal_size=4GB"];
-  if (!memory.strictOvercommit) {
-    const quarter = Math.floor(memory.bytes / 4 / MiB);
-    const sharedBuffers = Math.min(Math.max(quarter, 128), 8192);
-    const cache = Math.max(Math.floor(memory.bytes / 2 / MiB), sharedBuffers);
-    settings.push(`shared_buffers=${sharedBuffers}MB`, `effective_cache_size=${cache}MB`);
-  }
-  return settings;
+  const sharedBuffers = memory.strictOvercommit
+    ? 128
+    : Math.min(Math.max(Math.floor(memory.bytes / 4 / MiB), 128), 8192);
+  const cache = Math.max(Math.floor(memory.bytes / 2 / MiB), sharedBuffers);
+  return [
+    "max_wal_size=4GB",
+    ...(memory.strictOvercommit ? [] : [`shared_buffers=${sharedBuffers}MB`]),
+    `effective_cache_size=${cache}MB`,
+  ];
 }
+
+/** A postmaster that could not have the shared memory it was given (it asked for too much). */
+const SHARED_MEMORY_REFUSED = /shared memory|could not map|Cannot allocate memory/i;
 
 /** A postmaster this process started. */
 export interface PostgresProcess {
@@ -352,28 +356,37 @@ export async function startPostmaster(
   port: number,
   run: Run,
 ): Promise<PostgresProcess> {
-  let accepting = () => {};
-  const ready = new Promise<void>((resolve) => (accepting = resolve));
-  const postgres = launch(
-    run.binaries.postgres,
-    [
-      "-D",
-      dir,
-      "-p",
-      String(port),
-      ...["listen_addresses=127.0.0.1", ...machineSettings()].flatMap((setting) => ["-c", setting]),
-    ],
-    run,
-    (line) => {
-      if (line.includes("database system is ready to accept connections")) accepting();
-    },
-  );
-  await Promise.race([
-    ready,
-    postgres.ended.then((ending) => {
-      throw cannotStart(postgres.failure(ending));
-    }),
-  ]);
+  const attempt = async (settings: string[]) => {
+    let accepting = () => {};
+    const ready = new Promise<void>((resolve) => (accepting = resolve));
+    const postgres = launch(
+      run.binaries.postgres,
+      [
+        "-D",
+        dir,
+        "-p",
+        String(port),
+        ...["listen_addresses=127.0.0.1", ...settings].flatMap((setting) => ["-c", setting]),
+      ],
+      run,
+      (line) => {
+        if (line.includes("database system is ready to accept connections")) accepting();
+      },
+    );
+    await Promise.race([
+      ready,
+      postgres.ended.then((ending) => {
+        throw cannotStart(postgres.failure(ending));
+      }),
+    ]);
+    return postgres;
+  };
+  // Memory the machine turns down at start (a limit on address space, Windows's commit
+  // charge): initdb's settings, which start anywhere, rather than no database.
+  const postgres = await attempt(machineSettings()).catch((error: unknown) => {
+    if (!(error instanceof ConfigError && SHARED_MEMORY_REFUSED.test(error.message))) throw error;
+    return attempt([]);
+  });
   const { child } = postgres;
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
