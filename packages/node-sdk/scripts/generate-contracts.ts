@@ -89,6 +89,16 @@ const TYPES: [name: string, expression: string, doc: string][] = [
     "C.CalculatePointsResponse",
     "The points a product earns, and the rule that gives them.",
   ],
+  [
+    "ProductPoints",
+    "C.ProductPoints",
+    "A product of a batch as it was asked about, with the points it earns and the rule.",
+  ],
+  [
+    "CalculateManyPointsResponse",
+    "C.CalculateManyPointsResponse",
+    "The points of many products, in the order asked.",
+  ],
   ["ClubSummary", "C.ClubSummary", "A club (tier) of the loyalty programme."],
   ["LedgerTransactionV1", "C.LedgerTransactionV1", "A points transaction, revision 2026-01-01."],
   [

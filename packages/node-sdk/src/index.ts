@@ -49,6 +49,7 @@ export {
 export type {
   ApiRevision,
   ButtonAction,
+  CalculateManyPointsResponse,
   CalculatePointsResponse,
   CartConfig,
   CartWidgetResponse,
@@ -72,6 +73,7 @@ export type {
   PresentationHeader,
   Problem,
   ProcessingStatus,
+  ProductPoints,
   ProductPointsConfig,
   ProductPointsWidgetResponse,
   ProgramPresentationConfig,

@@ -10,6 +10,7 @@ import {
   OPERATION_EXAMPLES,
   PARAMETER_EXAMPLES,
   OPERATIONS,
+  calculateManyPointsQuerySchema,
   calculatePointsQuerySchema,
   claimRefusalSchema,
   claimRewardRequestSchema,
@@ -1360,6 +1361,56 @@ function specPlanArb(name: OperationName, calendar: Calendar): fc.Arbitrary<Plan
             { revision: r, path: definition.path, query, headers },
             ({ query: q }) => {
               const parsed = calculatePointsQuerySchema.safeParse(foldIndexedKeys(q));
+              if (!parsed.success) return { faults: ["validation-failed"] };
+              return { faults: storeOfDomain(parsed.data.domain) ? [] : ["not-found"] };
+            },
+          ),
+        );
+    }
+
+    case "calculateManyProductPoints": {
+      const item = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom("10:12.5", ":1", "0:999:1|2", "11:7:3", " 10 : 20 "),
+        },
+        fc.constantFrom(
+          "10",
+          "10:0.99",
+          "x:12",
+          "10:12:a",
+          "10:12:1:2",
+          ":",
+          "10:1e3",
+          "10:12:1,2",
+          "10:1000000001",
+        ),
+      );
+      const items = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc
+            .array(item, { minLength: 1, maxLength: 4 })
+            .map((list) => percentEncode(list.join(","))),
+        },
+        fc
+          .constantFrom("", ",", Array.from({ length: 101 }, () => "1:1").join(","))
+          .map(percentEncode),
+        rawValue,
+      );
+      return fc
+        .record({
+          revision,
+          query: shuffled([param("items", items), param("domain", domainArb())]),
+          headers: junkHeaders,
+        })
+        .map(({ revision: r, query, headers }) =>
+          plan(
+            name,
+            definition,
+            { revision: r, path: definition.path, query, headers },
+            ({ query: q }) => {
+              const parsed = calculateManyPointsQuerySchema.safeParse(foldIndexedKeys(q));
               if (!parsed.success) return { faults: ["validation-failed"] };
               return { faults: storeOfDomain(parsed.data.domain) ? [] : ["not-found"] };
             },

@@ -72,6 +72,15 @@ describe("the Node SDK against the server", () => {
       points: 20,
       type: "category",
     });
+    expect(
+      await client.products.calculateManyPoints([
+        { price: 10, categories: [10] },
+        { product: 5, price: 10 },
+      ]),
+    ).toEqual([
+      expect.objectContaining({ product: null, categories: [10], points: 20, type: "category" }),
+      expect.objectContaining({ product: 5, price: 10, categories: [] }),
+    ]);
     const rewards = await client.rewards.list();
     expect(rewards.map((reward) => reward.triggerValue)).toEqual([300, 500, 900]);
     expect((await client.widgets.cart()).store.domain).toBe(credentials.domain);

@@ -61,13 +61,14 @@ const CUSTOMER_HASH =
  * Values of the query and path parameters, by name, for the document's parameters. Every
  * parameter of every operation has one, and each is accepted by its operation's schema.
  */
-export const PARAMETER_EXAMPLES: Record<string, string | number | number[]> = {
+export const PARAMETER_EXAMPLES: Record<string, string | number | number[] | string[]> = {
   domain: DOMAIN,
   hash: CUSTOMER_HASH,
   externalId: CUSTOMER_ID,
   product: 301,
   categories: [12, 40],
   price: 89.9,
+  items: ["7:17.99", "8:24.5:3|4", ":5"],
   limit: 20,
   cursor: "OTAwMg",
   storeId: STORE_ID,
@@ -487,6 +488,15 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
     },
   },
   calculateProductPoints: { response: { points: 179, type: "product", id: 7 } },
+  calculateManyProductPoints: {
+    response: {
+      items: [
+        { product: 7, price: 17.99, categories: [], points: 179, type: "product", id: 7 },
+        { product: 8, price: 24.5, categories: [3, 4], points: 49, type: "category", id: 12 },
+        { product: null, price: 5, categories: [], points: 5, type: "default", id: 1 },
+      ],
+    },
+  },
   createReferral: {
     request: { email: "sam.lee@example.org", firstName: "Sam", lastName: "Lee", language: "en" },
     response: {

@@ -22,7 +22,12 @@ import {
   refundOrderResponseV1Schema,
   refundOrderResponseV2Schema,
 } from "./orders.js";
-import { calculatePointsQuerySchema, calculatePointsResponseSchema } from "./points.js";
+import {
+  calculateManyPointsQuerySchema,
+  calculateManyPointsResponseSchema,
+  calculatePointsQuerySchema,
+  calculatePointsResponseSchema,
+} from "./points.js";
 import {
   createReferralQuerySchema,
   createReferralRequestSchema,
@@ -161,6 +166,20 @@ export const OPERATIONS = {
     events: [],
     query: calculatePointsQuerySchema,
     response: calculatePointsResponseSchema,
+  },
+  calculateManyProductPoints: {
+    method: "GET",
+    path: "/point/product-points/calculate-many",
+    auth: "public",
+    tag: "Points",
+    summary:
+      "Points of many products at once (a collection page's), each as calculate computes it, in the order asked",
+    successStatus: 200,
+    errors: ["validation-failed", "not-found"],
+    headers: requestHeadersSchema,
+    events: [],
+    query: calculateManyPointsQuerySchema,
+    response: calculateManyPointsResponseSchema,
   },
   createReferral: {
     method: "POST",

@@ -22,6 +22,63 @@ export const calculatePointsQuerySchema = z.object({
 export type CalculatePointsQuery = z.infer<typeof calculatePointsQuerySchema>;
 export type CalculatePointsQueryInput = z.input<typeof calculatePointsQuerySchema>;
 
+/** Products a batch may hold: a collection page of 60 and then some. */
+export const MAX_BATCH_PRODUCTS = 100;
+
+/**
+ * One product of a batch, as text: `<product>:<price>` or `<product>:<price>:<categories>`,
+ * the categories separated by `|`, the product empty when the page has no id for it
+ * (`:12.5:4|9`). Its fields read as calculate's parameters of the same names.
+ */
+const productFieldsSchema = z.object({
+  product: calculatePointsQuerySchema.shape.product,
+  price: calculatePointsQuerySchema.shape.price,
+  categories: calculatePointsQuerySchema.shape.categories,
+});
+const productTextSchema = z
+  .string()
+  .transform((text, context): z.input<typeof productFieldsSchema> => {
+    const [product, price, categories, ...extra] = text.split(":");
+    if (price === undefined || extra.length > 0) {
+      context.addIssue({
+        code: "custom",
+        message: "must be <product>:<price> or <product>:<price>:<category>|<category>…",
+      });
+      return z.NEVER;
+    }
+    return {
+      ...(product?.trim() ? { product: product.trim() } : {}),
+      price,
+      ...(categories?.trim() ? { categories: categories.split("|") } : {}),
+    };
+  })
+  .pipe(productFieldsSchema);
+
+/**
+ * GET /point/product-points/calculate-many query: the products of a page at once, in the order
+ * the answer gives them. `items` is a comma-separated list (or repeated), each item as
+ * productTextSchema reads it.
+ */
+export const calculateManyPointsQuerySchema = z.object({
+  items: z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) =>
+      (Array.isArray(value) ? value : [value])
+        .flatMap((part) => part.split(","))
+        .map((part) => part.trim())
+        .filter((part) => part !== ""),
+    )
+    .pipe(
+      z
+        .array(productTextSchema)
+        .min(1, "must name at least one product")
+        .max(MAX_BATCH_PRODUCTS, `must name at most ${MAX_BATCH_PRODUCTS} products`),
+    ),
+  domain: domainSchema,
+});
+export type CalculateManyPointsQuery = z.infer<typeof calculateManyPointsQuerySchema>;
+export type CalculateManyPointsQueryInput = z.input<typeof calculateManyPointsQuerySchema>;
+
 export const calculatePointsResponseSchema = z.object({
   /** Whole points one unit of the product earns at this price (club multipliers excluded). */
   points: pointsSchema.min(0),
@@ -31,3 +88,17 @@ export const calculatePointsResponseSchema = z.object({
   id: externalIdSchema.nullable(),
 });
 export type CalculatePointsResponse = z.infer<typeof calculatePointsResponseSchema>;
+
+/** A product of a batch and its points: what was asked, then calculate's answer for it. */
+export const productPointsSchema = calculatePointsResponseSchema.extend({
+  product: externalIdSchema.nullable(),
+  price: z.number(),
+  categories: z.array(externalIdSchema),
+});
+export type ProductPoints = z.infer<typeof productPointsSchema>;
+
+export const calculateManyPointsResponseSchema = z.object({
+  /** One per item asked, in the order asked. */
+  items: z.array(productPointsSchema),
+});
+export type CalculateManyPointsResponse = z.infer<typeof calculateManyPointsResponseSchema>;

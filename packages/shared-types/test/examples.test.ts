@@ -100,7 +100,7 @@ describe("OPERATION_EXAMPLES", () => {
 });
 
 describe("PARAMETER_EXAMPLES", () => {
-  const asText = (value: string | number | number[]) =>
+  const asText = (value: string | number | number[] | string[]) =>
     Array.isArray(value) ? value.map(String) : String(value);
 
   it.each(

@@ -32,6 +32,7 @@ const SPEC_OPERATIONS = {
 /** The operations beyond the spec (DESIGN.md: additive, off until a store uses them). */
 const EXTENSIONS = {
   recordActivity: ["POST", "/api/activity", "basic"],
+  calculateManyProductPoints: ["GET", "/point/product-points/calculate-many", "public"],
 } as const;
 
 describe("OPERATIONS", () => {

@@ -235,6 +235,25 @@ export type CalculatePointsResponse = {
   id: number | null;
 };
 
+/** A product of a batch as it was asked about, with the points it earns and the rule. */
+export type ProductPoints = {
+  /** Whole points one unit of the product earns at this price (club multipliers excluded). */
+  points: number;
+  /** The kind of rule applied; null when the store has no active rule that matches. */
+  type: RuleKind | null;
+  /** The applied rule's identifier; null with `type`. */
+  id: number | null;
+  product: number | null;
+  price: number;
+  categories: number[];
+};
+
+/** The points of many products, in the order asked. */
+export type CalculateManyPointsResponse = {
+  /** One per item asked, in the order asked. */
+  items: ProductPoints[];
+};
+
 /** A club (tier) of the loyalty programme. */
 export type ClubSummary = {
   id: number;

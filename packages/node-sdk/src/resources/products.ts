@@ -1,4 +1,4 @@
-import type { CalculatePointsResponse } from "../generated/contracts.js";
+import type { CalculatePointsResponse, ProductPoints } from "../generated/contracts.js";
 import {
   checkOptionNames,
   type RequestOptions,
@@ -13,6 +13,13 @@ export interface CalculatePointsParams {
   product?: number;
   /** The product's categories: category rules match any of them. */
   categories?: readonly number[];
+}
+
+/** A product as its page shows it: `<product>:<price>[:<category>|…]` on the wire. */
+function itemText(item: CalculatePointsParams): string {
+  checkOptionNames(item, ["price", "product", "categories"], "products.calculateManyPoints");
+  const categories = item.categories?.length ? `:${item.categories.join("|")}` : "";
+  return `${item.product ?? ""}:${item.price}${categories}`;
 }
 
 /** Points of products (public). */
@@ -44,5 +51,24 @@ export class Products {
       },
       options,
     );
+  }
+
+  /**
+   * The points of many products at once (a collection page's, up to 100) in one request, each
+   * as `calculatePoints` computes it, in the order given.
+   */
+  async calculateManyPoints(
+    products: readonly CalculatePointsParams[],
+    options?: RequestOptions,
+  ): Promise<ProductPoints[]> {
+    const { items } = await this.#transport.request<{ items: ProductPoints[] }>(
+      {
+        method: "GET",
+        path: "/point/product-points/calculate-many",
+        query: { items: products.map(itemText).join(","), domain: this.#store.domain },
+      },
+      options,
+    );
+    return items;
   }
 }

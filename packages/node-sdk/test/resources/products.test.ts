@@ -68,3 +68,33 @@ describe("products.calculatePoints", () => {
     ).rejects.toThrow(/unknown option "categoryIds"/);
   });
 });
+
+const many = OPERATION_EXAMPLES.calculateManyProductPoints;
+
+describe("products.calculateManyPoints", () => {
+  it("GETs every product in one request, each as product:price:categories", async () => {
+    const seen = answer("get", "/point/product-points/calculate-many", () => json(many.response));
+
+    const result = await client().products.calculateManyPoints([
+      { product: 7, price: 17.99 },
+      { product: 8, price: 24.5, categories: [3, 4] },
+      { price: 5 },
+    ]);
+
+    expect(result).toEqual(many.response.items);
+    expect(seen).toHaveLength(1);
+    expect(Object.fromEntries(seen[0]!.url.searchParams)).toEqual({
+      items: "7:17.99,8:24.5:3|4,:5",
+      domain: "https://shop.example",
+    });
+    expect(seen[0]!.headers.get("authorization")).toBeNull();
+  });
+
+  it("refuses a product with a parameter it does not know, before any request", async () => {
+    const seen = answer("get", "/point/product-points/calculate-many", () => json(many.response));
+    await expect(
+      client().products.calculateManyPoints([{ price: 10 }, { price: 10, sku: "A" } as never]),
+    ).rejects.toThrow(/unknown option "sku"/);
+    expect(seen).toHaveLength(0);
+  });
+});

@@ -5,12 +5,14 @@ import {
   COMMON_ERROR_REASONS,
   ERROR_REASONS,
   LATEST_REVISION,
+  MAX_BATCH_PRODUCTS,
   OPERATIONS,
   OPERATION_EXAMPLES,
   PARAMETER_EXAMPLES,
   PROBLEM_CONTENT_TYPE,
   REVISIONS,
   REVISION_HEADER,
+  calculateManyPointsQuerySchema,
   legacyErrorSchema,
   numberArrayQuerySchema,
   numberQuerySchema,
@@ -163,6 +165,14 @@ function numericText(context: OverrideContext): JsonSchema | undefined {
   if (zodSchema === numberQuerySchema) return { type: "number" };
   if (zodSchema === numberArrayQuerySchema) {
     return { type: "array", items: { type: "integer", minimum: 0 } };
+  }
+  if (zodSchema === calculateManyPointsQuerySchema.shape.items) {
+    return {
+      type: "array",
+      items: { type: "string", pattern: "^\\d{0,16}:\\d+(\\.\\d+)?(:\\d{1,16}(\\|\\d{1,16})*)?$" },
+      minItems: 1,
+      maxItems: MAX_BATCH_PRODUCTS,
+    };
   }
   const def = zodSchema._zod.def;
   if (def.type !== "pipe") return undefined;
@@ -383,6 +393,8 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   categories:
     "The product's categories, repeated (`categories=1&categories=2`); `categories=1,2` and `categories[]=1` are read too.",
   price: "The product's unit price, in the store's currency.",
+  items:
+    "The products, each `<product>:<price>` or `<product>:<price>:<category>|<category>…` (calculate's `product`, `price` and `categories`; the product may be empty: `:12.5`), repeated (`items=7:17.99&items=:5`) or comma-separated (`items=7:17.99,:5`).",
   limit:
     "Transactions per page, 1 to 100 (default 20). Values out of range are clamped, decimals rounded down; a value that is not a number gets the default.",
   cursor:

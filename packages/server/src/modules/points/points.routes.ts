@@ -1,9 +1,17 @@
-import { OPERATIONS, type CalculatePointsResponse } from "@loyalty/shared-types";
+import { createHash } from "node:crypto";
+import {
+  OPERATIONS,
+  type CalculateManyPointsResponse,
+  type CalculatePointsResponse,
+} from "@loyalty/shared-types";
 import { cacheableJson } from "../../http/cacheable.js";
 import { operationRoute, Reply, type OperationRoute } from "../../http/operation.js";
 import type { PointsService } from "./points.service.js";
 
-/** GET /point/product-points/calculate (public): a storefront read, served from memory. */
+/**
+ * GET /point/product-points/calculate and …/calculate-many (public): storefront reads, served
+ * from memory.
+ */
 export function pointsRoutes(
   { points }: { points: PointsService },
   storefrontMaxAge: number,
@@ -18,10 +26,20 @@ export function pointsRoutes(
         JSON.stringify(result),
       ),
     );
+  // A page's batch is kilobytes: its etag is a digest of the body, the same in every process.
+  const replyMany = (result: CalculateManyPointsResponse) => {
+    const body = JSON.stringify(result);
+    const digest = createHash("sha1").update(body).digest("base64url").slice(0, 22);
+    return new Reply((res) => sendCacheable(res, `W/"${digest}"`, body));
+  };
   return [
     operationRoute(OPERATIONS.calculateProductPoints, ({ query }) => {
       const result = points.calculate(query);
       return result instanceof Promise ? result.then(reply) : reply(result);
+    }),
+    operationRoute(OPERATIONS.calculateManyProductPoints, ({ query }) => {
+      const result = points.calculateMany(query);
+      return result instanceof Promise ? result.then(replyMany) : replyMany(result);
     }),
   ];
 }

@@ -1,4 +1,6 @@
 import type {
+  CalculateManyPointsQuery,
+  CalculateManyPointsResponse,
   CalculatePointsQuery,
   CalculatePointsResponse,
   PointsPreview,
@@ -41,6 +43,21 @@ function calculateWith(
   return calculateFor(rules.value, query);
 }
 
+function calculateManyWith(
+  rules: CachedSection<RuleSet> | undefined,
+  query: CalculateManyPointsQuery,
+): CalculateManyPointsResponse {
+  if (!rules) throw new AppError("not-found", "No store has this domain.");
+  return {
+    items: query.items.map((item) => ({
+      product: item.product ?? null,
+      price: item.price,
+      categories: item.categories ?? [],
+      ...calculateFor(rules.value, item),
+    })),
+  };
+}
+
 export class PointsService {
   /** A store's active attribution rules, indexed, in the storefront cache. */
   private readonly rules: StorefrontSection<RuleSet>;
@@ -66,6 +83,14 @@ export class PointsService {
     return rules instanceof Promise
       ? rules.then((loaded) => calculateWith(loaded, query))
       : calculateWith(rules, query);
+  }
+
+  /** `calculate` for each product of a page, with the store's rules read once. */
+  calculateMany(query: CalculateManyPointsQuery): MaybePromise<CalculateManyPointsResponse> {
+    const rules = this.storefront.section(query.domain, this.rules);
+    return rules instanceof Promise
+      ? rules.then((loaded) => calculateManyWith(loaded, query))
+      : calculateManyWith(rules, query);
   }
 }
 
