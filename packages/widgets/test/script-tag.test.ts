@@ -41,5 +41,5 @@ it("registers the three widgets from one script tag, whose data attributes set e
     `<loyalty-product-points product="1001" price="42"></loyalty-product-points>`,
   );
   expect(textOf(product)).toBe("Earn 42 points with this product");
-  expect(new URL(requestsTo("/point/product-points/calculate")[0]!.url).origin).toBe(API);
+  expect(new URL(requestsTo("/point/product-points/calculate-many")[0]!.url).origin).toBe(API);
 });

@@ -10,6 +10,7 @@ import {
 import {
   API,
   HttpResponse,
+  calculated,
   http,
   requestsTo,
   serve,
@@ -34,11 +35,6 @@ const IDENTIFIED = `customer-id="${CUSTOMER.id}" customer-hash="${CUSTOMER.hash}
 
 const tag = (attributes = "", items = CART) =>
   `<loyalty-cart-widget api-base="${API}" domain="${DOMAIN}" items='${items}' ${attributes}></loyalty-cart-widget>`;
-
-const calculated = () =>
-  requestsTo("/point/product-points/calculate").map((request) =>
-    Object.fromEntries(new URL(request.url).searchParams),
-  );
 
 const buttons = (element: Element, name: string) =>
   [...element.shadowRoot!.querySelectorAll(`[part="${name}"]`)].map((button) =>
@@ -394,7 +390,7 @@ describe("<loyalty-cart-widget>", () => {
     expect(part(element, '[part="base"]').getAttribute("aria-busy")).toBe("false");
     expect(textOf(element)).toContain("93");
 
-    serve(http.get(`${API}/point/product-points/calculate`, () => HttpResponse.error()));
+    serve(http.get(`${API}/point/product-points/calculate-many`, () => HttpResponse.error()));
     const failed = await mountNarrow(tag("", JSON.stringify([{ price: 3, quantity: 1 }])));
     expect(textOf(failed)).toBe("The loyalty programme is unavailable right now.");
     expect(failed.getBoundingClientRect().height).toBe(loading);

@@ -1,4 +1,5 @@
 import type {
+  CalculateManyPointsResponse,
   CalculatePointsResponse,
   CartWidgetResponse,
   ClaimRefusal,
@@ -111,6 +112,7 @@ function read<T>(target: string, headers?: Record<string, string>): Promise<T> {
 /** Forgets every read: the next render asks the API again (a customer signed in, say). */
 export function clearCache(): void {
   reads.clear();
+  products.clear();
 }
 
 export function widgetConfig<K extends keyof WidgetResponses>(
@@ -126,17 +128,102 @@ export interface ProductQuery {
   price: number;
 }
 
+/** Products per calculate-many request: the server's MAX_BATCH_PRODUCTS. */
+export const BATCH_LIMIT = 100;
+const WHOLE_NUMBER = /^\d{1,16}$/;
+
+/**
+ * A product as calculate-many reads it (`<product>:<price>[:<category>|…]`), or undefined when
+ * calculate would refuse it: one wrong product must not take its batch's down with it.
+ */
+function batchItem(query: ProductQuery): string | undefined {
+  const product = query.product?.trim() ?? "";
+  const categories = (query.categories ?? "")
+    .split(",")
+    .map((category) => category.trim())
+    .filter((category) => category !== "");
+  const { price } = query;
+  if (product !== "" && !WHOLE_NUMBER.test(product)) return undefined;
+  if (!categories.every((category) => WHOLE_NUMBER.test(category))) return undefined;
+  if (!(price >= 1 && price <= 1_000_000_000)) return undefined;
+  return `${product}:${price}${categories.length > 0 ? `:${categories.join("|")}` : ""}`;
+}
+
+interface Waiter {
+  resolve: (points: CalculatePointsResponse) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The products asked for this frame, per store: one request for all of them. */
+const batches = new Map<string, { endpoint: Endpoint; items: Map<string, Waiter> }>();
+/** Each product's points, asked or known, per store: like `reads`, a failure is forgotten. */
+const products = new Map<string, Promise<CalculatePointsResponse>>();
+
+/** After the next frame (every element of the page has asked by then), or soon in a tab that draws none. */
+function afterFrame(run: () => void): void {
+  let ran = false;
+  const once = () => {
+    if (!ran) {
+      ran = true;
+      run();
+    }
+  };
+  requestAnimationFrame(once);
+  setTimeout(once, 100);
+}
+
+function sendBatch(key: string): void {
+  const batch = batches.get(key);
+  batches.delete(key);
+  if (!batch) return;
+  // Sorted: the same page asks the same URL, which the browser and a CDN may have kept.
+  const items = [...batch.items.keys()].sort();
+  for (let start = 0; start < items.length; start += BATCH_LIMIT) {
+    const chunk = items.slice(start, start + BATCH_LIMIT);
+    read<CalculateManyPointsResponse>(
+      url(batch.endpoint, "/point/product-points/calculate-many", { items: chunk.join(",") }),
+    ).then(
+      (answer) =>
+        chunk.forEach((item, index) => {
+          const waiter = batch.items.get(item);
+          const found = answer.items[index];
+          if (found) waiter?.resolve({ points: found.points, type: found.type, id: found.id });
+          else waiter?.reject(new ApiError(0, "The answer left out a product."));
+        }),
+      (error: unknown) => chunk.forEach((item) => batch.items.get(item)?.reject(error)),
+    );
+  }
+}
+
+/**
+ * The points one unit of a product earns. Every product asked within a frame, by every element
+ * of the page, joins one calculate-many request: a collection page of 60 products asks once.
+ */
 export function calculatePoints(
   endpoint: Endpoint,
   query: ProductQuery,
 ): Promise<CalculatePointsResponse> {
-  return read(
-    url(endpoint, "/point/product-points/calculate", {
-      product: query.product,
-      categories: query.categories,
-      price: String(query.price),
-    }),
-  );
+  const item = batchItem(query);
+  if (item === undefined) {
+    return Promise.reject(new ApiError(400, "The product's id, categories or price is invalid."));
+  }
+  const store = `${endpoint.apiBase} ${endpoint.domain}`;
+  const key = `${store} ${item}`;
+  let pending = products.get(key);
+  if (!pending) {
+    pending = new Promise<CalculatePointsResponse>((resolve, reject) => {
+      let batch = batches.get(store);
+      if (!batch) {
+        batch = { endpoint, items: new Map() };
+        batches.set(store, batch);
+        afterFrame(() => sendBatch(store));
+      }
+      batch.items.set(item, { resolve, reject });
+    });
+    products.set(key, pending);
+    pending.catch(() => products.delete(key));
+  }
+  return pending;
 }
 
 export function rewardList(endpoint: Endpoint): Promise<RewardListResponse> {

@@ -118,7 +118,7 @@ describe("what the widgets share", () => {
     expect(textOf(element)).toBe("G 12");
     // The first load is a storefront's: the points come from the API, once.
     expect(requestsTo("/store/widget/product-points")).toHaveLength(1);
-    expect(requestsTo("/point/product-points/calculate")).toHaveLength(1);
+    expect(requestsTo("/point/product-points/calculate-many")).toHaveLength(1);
 
     const loading = loadingChanges(element);
     for (const template of ["Ga {points}", "Gag {points}", "Gagnez {points} points"]) {
@@ -138,7 +138,7 @@ describe("what the widgets share", () => {
     // What is fetched still follows the attributes: another price asks for its points.
     element.price = 30;
     await expect.poll(() => textOf(element)).toBe("Gagnez 30 points");
-    expect(requestsTo("/point/product-points/calculate")).toHaveLength(2);
+    expect(requestsTo("/point/product-points/calculate-many")).toHaveLength(2);
   });
 
   it("loads the sections a draft may show, so that a programme page's preview never asks again", async () => {

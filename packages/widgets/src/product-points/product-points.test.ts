@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { delay } from "msw";
+import { BATCH_LIMIT } from "../core/api.js";
+import { MAX_BATCH_PRODUCTS } from "@loyalty/shared-types";
 import {
   API,
   HttpResponse,
+  batchItems,
+  calculated,
   http,
   requestsTo,
   serve,
@@ -25,14 +29,11 @@ describe("<loyalty-product-points>", () => {
     const element = await mount<LoyaltyProductPoints>(tag());
 
     expect(textOf(element)).toBe("Earn 25 points with this product");
-    const [request] = requestsTo("/point/product-points/calculate");
-    const query = new URL(request!.url).searchParams;
-    expect(Object.fromEntries(query)).toEqual({
-      domain: DOMAIN,
-      product: "1001",
-      categories: "10,12",
-      price: "25.9",
-    });
+    const [request] = requestsTo("/point/product-points/calculate-many");
+    expect(new URL(request!.url).searchParams.get("items")).toBe("1001:25.9:10|12");
+    expect(calculated()).toEqual([
+      { domain: DOMAIN, product: "1001", categories: "10,12", price: "25.9" },
+    ]);
     // A simple CORS request: no custom header, so the browser sends no preflight.
     expect(request!.headers.get("revision")).toBeNull();
     expect(part(element, '[part="icon"]')).toBeTruthy();
@@ -50,10 +51,7 @@ describe("<loyalty-product-points>", () => {
     // The previous points stay until the new ones arrive.
     expect(textOf(element)).toBe("Earn 25 points with this product");
     await expect.poll(() => textOf(element)).toBe("Earn 55 points with this product");
-    const prices = requestsTo("/point/product-points/calculate").map((request) =>
-      new URL(request.url).searchParams.get("price"),
-    );
-    expect(prices).toEqual(["25.9", "55.5"]);
+    expect(calculated().map((query) => query["price"])).toEqual(["25.9", "55.5"]);
   });
 
   it("waits for a price the theme sets while the first points load, asking once more", async () => {
@@ -66,10 +64,7 @@ describe("<loyalty-product-points>", () => {
     await nextFrame();
     element.price = 32;
     await expect.poll(() => textOf(element)).toBe("Earn 32 points with this product");
-    const prices = requestsTo("/point/product-points/calculate").map((request) =>
-      new URL(request.url).searchParams.get("price"),
-    );
-    expect(prices).toEqual(["25.9", "32"]);
+    expect(calculated().map((query) => query["price"])).toEqual(["25.9", "32"]);
   });
 
   it("follows a price attribute set by the theme's script", async () => {
@@ -80,9 +75,13 @@ describe("<loyalty-product-points>", () => {
 
   it("keeps one line reserved while loading, loaded and failed, so the page never moves", async () => {
     serve(
-      http.get(`${API}/point/product-points/calculate`, async () => {
+      http.get(`${API}/point/product-points/calculate-many`, async () => {
         await delay(300);
-        return HttpResponse.json({ points: 7, type: "default", id: 1 });
+        return HttpResponse.json({
+          items: [
+            { product: 1001, price: 25.9, categories: [10, 12], points: 7, type: "default", id: 1 },
+          ],
+        });
       }),
     );
     const container = document.createElement("div");
@@ -97,7 +96,7 @@ describe("<loyalty-product-points>", () => {
     expect(textOf(element)).toContain("7");
     expect(element.getBoundingClientRect().height).toBe(loading);
 
-    serve(http.get(`${API}/point/product-points/calculate`, () => HttpResponse.error()));
+    serve(http.get(`${API}/point/product-points/calculate-many`, () => HttpResponse.error()));
     const failed = await mount<LoyaltyProductPoints>(tag('product="9" price="3"'));
     expect(textOf(failed)).toBe("");
     expect(failed.getBoundingClientRect().height).toBe(loading);
@@ -113,16 +112,22 @@ describe("<loyalty-product-points>", () => {
     expect(textOf(unknown)).toBe("");
     const noPrice = await mount<LoyaltyProductPoints>(tag('product="1"'));
     expect(textOf(noPrice)).toBe("");
-    const asked = requestsTo("/point/product-points/calculate").map((request) =>
-      new URL(request.url).searchParams.get("product"),
-    );
-    expect(asked).not.toContain("1");
+    expect(calculated().map((query) => query["product"])).not.toContain("1");
   });
 
   it("hides a product that earns nothing when the configuration says so", async () => {
     serve(
-      http.get(`${API}/point/product-points/calculate`, () =>
-        HttpResponse.json({ points: 0, type: null, id: null }),
+      http.get(`${API}/point/product-points/calculate-many`, ({ request }) =>
+        HttpResponse.json({
+          items: batchItems(request).map(() => ({
+            product: 1001,
+            price: 25.9,
+            categories: [10, 12],
+            points: 0,
+            type: null,
+            id: null,
+          })),
+        }),
       ),
       http.get(`${API}/store/widget/product-points`, () =>
         HttpResponse.json(productPointsResponse({ hideWhenZero: true })),
@@ -192,6 +197,59 @@ describe("<loyalty-product-points>", () => {
       mount(tag('price="10"')),
     ]);
     expect(requestsTo("/store/widget/product-points").length).toBeLessThanOrEqual(1);
-    expect(requestsTo("/point/product-points/calculate").length).toBeLessThanOrEqual(1);
+    expect(requestsTo("/point/product-points/calculate-many").length).toBeLessThanOrEqual(1);
+  });
+
+  it("asks the points of a collection page's 60 products in one request", async () => {
+    const container = document.createElement("div");
+    container.innerHTML = Array.from({ length: 60 }, (_, index) =>
+      tag(`product="${2000 + index}" categories="${index % 3}" price="${index + 1}"`),
+    ).join("");
+    document.body.append(container);
+    const cards = [...container.children] as LoyaltyProductPoints[];
+    await expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+    expect(textOf(cards[41]!)).toBe("Earn 42 points with this product");
+    expect(requestsTo("/point/product-points/calculate-many")).toHaveLength(1);
+    expect(requestsTo("/point/product-points/calculate")).toHaveLength(0);
+    expect(calculated()).toHaveLength(60);
+    expect(requestsTo("/store/widget/product-points")).toHaveLength(1);
+  });
+
+  it("splits a page of more products than a request takes, the server's limit", async () => {
+    expect(BATCH_LIMIT).toBe(MAX_BATCH_PRODUCTS);
+    const container = document.createElement("div");
+    container.innerHTML = Array.from({ length: BATCH_LIMIT + 5 }, (_, index) =>
+      tag(`product="${index}" price="${index + 1}"`),
+    ).join("");
+    document.body.append(container);
+    const cards = [...container.children] as LoyaltyProductPoints[];
+    await expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+    expect(
+      requestsTo("/point/product-points/calculate-many").map(
+        (request) => batchItems(request).length,
+      ),
+    ).toEqual([BATCH_LIMIT, 5]);
+  });
+
+  it("leaves a product it cannot ask about out of its page's request, the others shown", async () => {
+    const container = document.createElement("div");
+    container.innerHTML = [
+      tag('product="1" price="10"'),
+      tag('product="abc" price="10"'),
+      tag('product="2" categories="1,x" price="10"'),
+      tag('product="3" price="0.5"'),
+      tag('product="4" price="20"'),
+    ].join("");
+    document.body.append(container);
+    const cards = [...container.children] as LoyaltyProductPoints[];
+    await expect.poll(() => textOf(cards[4]!)).toBe("Earn 20 points with this product");
+    expect(cards.map((card) => textOf(card))).toEqual([
+      "Earn 10 points with this product",
+      "",
+      "",
+      "",
+      "Earn 20 points with this product",
+    ]);
+    expect(calculated().map((query) => query["product"])).toEqual(["1", "4"]);
   });
 });

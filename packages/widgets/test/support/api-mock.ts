@@ -34,10 +34,18 @@ export const defaultHandlers: RequestHandler[] = [
   ),
   http.get(`${API}/reward/list`, () => HttpResponse.json(rewards)),
   // The demo store's default rule: one point per currency unit, floored.
-  http.get(`${API}/point/product-points/calculate`, ({ request }) => {
-    const price = Number(new URL(request.url).searchParams.get("price"));
-    return HttpResponse.json({ points: Math.floor(price), type: "default", id: 1 });
-  }),
+  http.get(`${API}/point/product-points/calculate-many`, ({ request }) =>
+    HttpResponse.json({
+      items: batchItems(request).map(({ product, price, categories }) => ({
+        product: product === undefined ? null : Number(product),
+        price: Number(price),
+        categories: categories === undefined ? [] : categories.split(",").map(Number),
+        points: Math.floor(Number(price)),
+        type: "default",
+        id: 1,
+      })),
+    }),
+  ),
   http.get(`${API}/point/user-history/:id`, ({ params, request }) => {
     const hash = new URL(request.url).searchParams.get("hash");
     if (params["id"] !== CUSTOMER.id || hash !== CUSTOMER.hash) {
@@ -73,6 +81,29 @@ export function useApiMock(): void {
 /** Answers `path` of the API with `resolver` for the rest of the test, before the defaults. */
 export function serve(...handlers: RequestHandler[]): void {
   worker.use(...handlers);
+}
+
+/** The products of a calculate-many request, each as calculate's query would name it. */
+export function batchItems(request: Request): Record<string, string>[] {
+  const params = new URL(request.url).searchParams;
+  const domain = params.get("domain") ?? "";
+  return params
+    .getAll("items")
+    .flatMap((items) => items.split(","))
+    .map((item) => {
+      const [product, price, categories] = item.split(":");
+      return {
+        domain,
+        ...(product ? { product } : {}),
+        ...(categories ? { categories: categories.split("|").join(",") } : {}),
+        price: price ?? "",
+      };
+    });
+}
+
+/** Every product the widgets asked the points of, request after request. */
+export function calculated(): Record<string, string>[] {
+  return requestsTo("/point/product-points/calculate-many").flatMap(batchItems);
 }
 
 /** The requests to a path of the API (query strings aside). */
