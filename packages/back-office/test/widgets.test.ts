@@ -1,5 +1,5 @@
 import { clearCache } from "@loyalty/widgets";
-import type { WidgetKind } from "@loyalty/shared-types";
+import { calculateManyPointsQuerySchema, type WidgetKind } from "@loyalty/shared-types";
 import { afterEach, describe, expect, test } from "vitest";
 import { page, userEvent } from "vitest/browser";
 import { changeLocale } from "../src/i18n/locale.js";
@@ -46,9 +46,22 @@ const publicApi = [
   ),
   http.get("/reward/list", () => HttpResponse.json(example("listRewards"))),
   // The default rule of the examples' store: one point per currency unit, floored.
-  http.get("/point/product-points/calculate", ({ request }) => {
-    const price = Number(new URL(request.url).searchParams.get("price"));
-    return HttpResponse.json({ points: Math.floor(price), type: "default", id: 1 });
+  http.get("/point/product-points/calculate-many", ({ request }) => {
+    const params = new URL(request.url).searchParams;
+    const { items } = calculateManyPointsQuerySchema.parse({
+      domain: params.get("domain"),
+      items: params.getAll("items"),
+    });
+    return HttpResponse.json({
+      items: items.map(({ product, price, categories = [] }) => ({
+        product: product ?? null,
+        price,
+        categories,
+        points: Math.floor(price),
+        type: "default",
+        id: 1,
+      })),
+    });
   }),
   http.get("https://shop.example/images/*", () => new HttpResponse(null, { status: 404 })),
 ];
@@ -357,8 +370,20 @@ describe("the widgets screen", () => {
     serveConfigurations();
     // A store without a default rule: the sample product earns nothing.
     serve(
-      http.get("/point/product-points/calculate", () =>
-        HttpResponse.json({ points: 0, type: null, id: null }),
+      http.get("/point/product-points/calculate-many", ({ request }) =>
+        HttpResponse.json({
+          items: new URL(request.url).searchParams
+            .getAll("items")
+            .flatMap((items) => items.split(","))
+            .map(() => ({
+              product: null,
+              price: 1,
+              categories: [],
+              points: 0,
+              type: null,
+              id: null,
+            })),
+        }),
       ),
       http.get(`/admin/stores/${STORE.id}/points-preview`, () =>
         HttpResponse.json({ ...example("previewProductPoints"), points: 0, linePoints: 0 }),

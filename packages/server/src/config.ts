@@ -112,7 +112,8 @@ export interface Config {
   /** How often a worker says it is alive; one silent for six beats is presumed dead. */
   workerHeartbeatMs: number;
   webhooks: { maxAttempts: number; retryBaseMs: number; timeoutMs: number };
-  /** Cache-Control max-age (seconds) of the storefront reads (calculate, rewards, widgets). */
+  /** Cache-Control max-age (seconds) of the storefront reads (calculate and calculate-many,
+   * rewards, widgets). */
   storefrontMaxAge: number;
   /** How long a store's platform has to answer (claims, referee codes, referral checks). */
   platformTimeoutMs: number;

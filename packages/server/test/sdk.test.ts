@@ -79,7 +79,13 @@ describe("the Node SDK against the server", () => {
       ]),
     ).toEqual([
       expect.objectContaining({ product: null, categories: [10], points: 20, type: "category" }),
-      expect.objectContaining({ product: 5, price: 10, categories: [] }),
+      expect.objectContaining({
+        product: 5,
+        price: 10,
+        categories: [],
+        points: 10,
+        type: "default",
+      }),
     ]);
     const rewards = await client.rewards.list();
     expect(rewards.map((reward) => reward.triggerValue)).toEqual([300, 500, 900]);

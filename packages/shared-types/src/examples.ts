@@ -491,7 +491,7 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
   calculateManyProductPoints: {
     response: {
       items: [
-        { product: 7, price: 17.99, categories: [], points: 179, type: "product", id: 7 },
+        { product: 7, price: 17.99, categories: [], points: 35, type: "product", id: 31 },
         { product: 8, price: 24.5, categories: [3, 4], points: 49, type: "category", id: 12 },
         { product: null, price: 5, categories: [], points: 5, type: "default", id: 1 },
       ],

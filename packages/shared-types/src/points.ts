@@ -33,7 +33,8 @@ export const MAX_BATCH_PRODUCTS = 100;
 const productFieldsSchema = z.object({
   product: calculatePointsQuerySchema.shape.product,
   price: calculatePointsQuerySchema.shape.price,
-  categories: calculatePointsQuerySchema.shape.categories,
+  // Ids, as the answer gives them back (calculate alone takes any 16 digits: it echoes none).
+  categories: numberArrayQuerySchema.pipe(z.array(externalIdSchema)).optional(),
 });
 const productTextSchema = z
   .string()

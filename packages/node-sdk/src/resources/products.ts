@@ -15,9 +15,25 @@ export interface CalculatePointsParams {
   categories?: readonly number[];
 }
 
+/** Products per calculate-many request: the server's limit. */
+const BATCH_LIMIT = 100;
+
+const isId = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+
 /** A product as its page shows it: `<product>:<price>[:<category>|…]` on the wire. */
-function itemText(item: CalculatePointsParams): string {
+function itemText(item: CalculatePointsParams, index: number): string {
   checkOptionNames(item, ["price", "product", "categories"], "products.calculateManyPoints");
+  // A text would be read as other fields, or other products: the answers would not line up.
+  if (
+    typeof item.price !== "number" ||
+    !Number.isFinite(item.price) ||
+    (item.product !== undefined && !isId(item.product)) ||
+    (item.categories !== undefined && !item.categories.every(isId))
+  ) {
+    throw new TypeError(
+      `products.calculateManyPoints: product ${index} needs a numeric price, and whole-number product and categories`,
+    );
+  }
   const categories = item.categories?.length ? `:${item.categories.join("|")}` : "";
   return `${item.product ?? ""}:${item.price}${categories}`;
 }
@@ -54,21 +70,30 @@ export class Products {
   }
 
   /**
-   * The points of many products at once (a collection page's, up to 100) in one request, each
-   * as `calculatePoints` computes it, in the order given.
+   * The points of many products at once (a collection page's), each as `calculatePoints`
+   * computes it, in the order given: one request per 100 products.
    */
   async calculateManyPoints(
     products: readonly CalculatePointsParams[],
     options?: RequestOptions,
   ): Promise<ProductPoints[]> {
-    const { items } = await this.#transport.request<{ items: ProductPoints[] }>(
-      {
-        method: "GET",
-        path: "/point/product-points/calculate-many",
-        query: { items: products.map(itemText).join(","), domain: this.#store.domain },
-      },
-      options,
-    );
-    return items;
+    const items = products.map(itemText);
+    const requests: Promise<ProductPoints[]>[] = [];
+    for (let start = 0; start < items.length; start += BATCH_LIMIT) {
+      const chunk = items.slice(start, start + BATCH_LIMIT);
+      requests.push(
+        this.#transport
+          .request<{ items: ProductPoints[] }>(
+            {
+              method: "GET",
+              path: "/point/product-points/calculate-many",
+              query: { items: chunk.join(","), domain: this.#store.domain },
+            },
+            options,
+          )
+          .then((answer) => answer.items),
+      );
+    }
+    return (await Promise.all(requests)).flat();
   }
 }

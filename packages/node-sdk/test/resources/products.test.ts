@@ -98,3 +98,49 @@ describe("products.calculateManyPoints", () => {
     expect(seen).toHaveLength(0);
   });
 });
+
+describe("products.calculateManyPoints, beyond one request", () => {
+  it("asks nothing for no product", async () => {
+    const seen = answer("get", "/point/product-points/calculate-many", () => json(many.response));
+    expect(await client().products.calculateManyPoints([])).toEqual([]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("splits more than 100 products into requests of 100, the answers in the order given", async () => {
+    const seen = answer("get", "/point/product-points/calculate-many", (recorded) => {
+      const items = recorded.url.searchParams.get("items")!.split(",");
+      return json({
+        items: items.map((item) => {
+          const [product, price] = item.split(":");
+          return {
+            product: Number(product),
+            price: Number(price),
+            categories: [],
+            points: Number(product),
+            type: "default",
+            id: 1,
+          };
+        }),
+      });
+    });
+    const products = Array.from({ length: 250 }, (_, index) => ({ product: index, price: 10 }));
+    const result = await client().products.calculateManyPoints(products);
+    expect(seen.map(({ url }) => url.searchParams.get("items")!.split(",").length)).toEqual([
+      100, 100, 50,
+    ]);
+    expect(result.map((item) => item.points)).toEqual(products.map((item) => item.product));
+  });
+
+  it.each([
+    ["a product given as text", { product: "1:5,2" as never, price: 10 }],
+    ["a fractional product", { product: 1.5, price: 10 }],
+    ["a category given as text", { price: 10, categories: ["3|4"] as never }],
+    ["a price given as text", { price: "10" as never }],
+  ])("refuses %s before any request, so that answers always line up", async (_name, product) => {
+    const seen = answer("get", "/point/product-points/calculate-many", () => json(many.response));
+    await expect(client().products.calculateManyPoints([{ price: 1 }, product])).rejects.toThrow(
+      /product 1 needs a numeric price/,
+    );
+    expect(seen).toHaveLength(0);
+  });
+});

@@ -138,7 +138,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     const { customer, items } = this;
     const lines = Array.isArray(items) ? items.filter(usable) : [];
     const config = widgetConfig(endpoint, "cart");
-    // Identical lines share one request: reads are cached by URL.
+    // Every line joins the page's one request for products' points, identical lines once.
     const points = Promise.all(
       lines.map(async ({ product, categories = [], price, quantity }) => {
         const unit = await calculatePoints(endpoint, {

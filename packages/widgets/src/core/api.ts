@@ -130,7 +130,15 @@ export interface ProductQuery {
 
 /** Products per calculate-many request: the server's MAX_BATCH_PRODUCTS. */
 export const BATCH_LIMIT = 100;
+/**
+ * Characters of items per request: 100 products of long ids and many categories, encoded, would
+ * pass the 8 KB of a URL that nginx and CloudFront accept by default, and be refused whole.
+ */
+export const BATCH_CHARACTERS = 3_000;
 const WHOLE_NUMBER = /^\d{1,16}$/;
+
+/** An id calculate takes: a whole number within JavaScript's safe integers. */
+const isId = (text: string) => WHOLE_NUMBER.test(text) && Number(text) <= Number.MAX_SAFE_INTEGER;
 
 /**
  * A product as calculate-many reads it (`<product>:<price>[:<category>|…]`), or undefined when
@@ -143,8 +151,8 @@ function batchItem(query: ProductQuery): string | undefined {
     .map((category) => category.trim())
     .filter((category) => category !== "");
   const { price } = query;
-  if (product !== "" && !WHOLE_NUMBER.test(product)) return undefined;
-  if (!categories.every((category) => WHOLE_NUMBER.test(category))) return undefined;
+  if (product !== "" && !isId(product)) return undefined;
+  if (!categories.every(isId)) return undefined;
   if (!(price >= 1 && price <= 1_000_000_000)) return undefined;
   return `${product}:${price}${categories.length > 0 ? `:${categories.join("|")}` : ""}`;
 }
@@ -154,8 +162,8 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/** The products asked for this frame, per store: one request for all of them. */
-const batches = new Map<string, { endpoint: Endpoint; items: Map<string, Waiter> }>();
+/** The products asked for this frame, per store, each with whoever waits for it. */
+const batches = new Map<string, { endpoint: Endpoint; items: Map<string, Waiter[]> }>();
 /** Each product's points, asked or known, per store: like `reads`, a failure is forgotten. */
 const products = new Map<string, Promise<CalculatePointsResponse>>();
 
@@ -172,26 +180,64 @@ function afterFrame(run: () => void): void {
   setTimeout(once, 100);
 }
 
-function sendBatch(key: string): void {
-  const batch = batches.get(key);
-  batches.delete(key);
-  if (!batch) return;
-  // Sorted: the same page asks the same URL, which the browser and a CDN may have kept.
-  const items = [...batch.items.keys()].sort();
-  for (let start = 0; start < items.length; start += BATCH_LIMIT) {
-    const chunk = items.slice(start, start + BATCH_LIMIT);
-    read<CalculateManyPointsResponse>(
-      url(batch.endpoint, "/point/product-points/calculate-many", { items: chunk.join(",") }),
-    ).then(
-      (answer) =>
-        chunk.forEach((item, index) => {
-          const waiter = batch.items.get(item);
-          const found = answer.items[index];
-          if (found) waiter?.resolve({ points: found.points, type: found.type, id: found.id });
-          else waiter?.reject(new ApiError(0, "The answer left out a product."));
-        }),
-      (error: unknown) => chunk.forEach((item) => batch.items.get(item)?.reject(error)),
+/** The items in requests of at most BATCH_LIMIT products and BATCH_CHARACTERS characters. */
+function chunks(items: readonly string[]): string[][] {
+  const result: string[][] = [];
+  let chunk: string[] = [];
+  let characters = 0;
+  for (const item of items) {
+    const size = encodeURIComponent(item).length + 3;
+    if (
+      chunk.length === BATCH_LIMIT ||
+      (chunk.length > 0 && characters + size > BATCH_CHARACTERS)
+    ) {
+      result.push(chunk);
+      chunk = [];
+      characters = 0;
+    }
+    chunk.push(item);
+    characters += size;
+  }
+  if (chunk.length > 0) result.push(chunk);
+  return result;
+}
+
+/** Asks one chunk's points and settles each of its waiters, whatever the answer. */
+async function askChunk(
+  endpoint: Endpoint,
+  chunk: readonly string[],
+  waiting: Map<string, Waiter[]>,
+): Promise<void> {
+  try {
+    // Sent, not read: the answers are kept per product (`products`), not per URL.
+    const answer = await send(
+      url(endpoint, "/point/product-points/calculate-many", { items: chunk.join(",") }),
+      {},
+      async (response) => {
+        if (!response.ok) throw await failure(response);
+        return (await response.json()) as CalculateManyPointsResponse;
+      },
     );
+    const found = Array.isArray(answer?.items) ? answer.items : [];
+    chunk.forEach((item, index) => {
+      const points = found[index];
+      for (const waiter of waiting.get(item) ?? []) {
+        if (points) waiter.resolve({ points: points.points, type: points.type, id: points.id });
+        else waiter.reject(new ApiError(0, "The answer left out a product."));
+      }
+    });
+  } catch (error) {
+    for (const item of chunk) for (const waiter of waiting.get(item) ?? []) waiter.reject(error);
+  }
+}
+
+function sendBatch(store: string): void {
+  const batch = batches.get(store);
+  batches.delete(store);
+  if (!batch) return;
+  // Sorted: the same page asks the same URLs, which the browser and a CDN may have kept.
+  for (const chunk of chunks([...batch.items.keys()].sort())) {
+    void askChunk(batch.endpoint, chunk, batch.items);
   }
 }
 
@@ -218,10 +264,17 @@ export function calculatePoints(
         batches.set(store, batch);
         afterFrame(() => sendBatch(store));
       }
-      batch.items.set(item, { resolve, reject });
+      // Asked again after clearCache() while the first ask waits: both get the answer.
+      const waiters = batch.items.get(item);
+      if (waiters) waiters.push({ resolve, reject });
+      else batch.items.set(item, [{ resolve, reject }]);
     });
-    products.set(key, pending);
-    pending.catch(() => products.delete(key));
+    const settled = pending;
+    products.set(key, settled);
+    // Only this ask's own entry: a newer one (after clearCache) stays.
+    settled.catch(() => {
+      if (products.get(key) === settled) products.delete(key);
+    });
   }
   return pending;
 }

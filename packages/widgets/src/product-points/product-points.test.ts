@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { delay } from "msw";
-import { BATCH_LIMIT } from "../core/api.js";
+import { BATCH_LIMIT, calculatePoints, clearCache } from "../core/api.js";
 import { MAX_BATCH_PRODUCTS } from "@loyalty/shared-types";
 import {
   API,
@@ -197,7 +197,8 @@ describe("<loyalty-product-points>", () => {
       mount(tag('price="10"')),
     ]);
     expect(requestsTo("/store/widget/product-points").length).toBeLessThanOrEqual(1);
-    expect(requestsTo("/point/product-points/calculate-many").length).toBeLessThanOrEqual(1);
+    expect(requestsTo("/point/product-points/calculate-many")).toHaveLength(1);
+    expect(calculated()).toHaveLength(1);
   });
 
   it("asks the points of a collection page's 60 products in one request", async () => {
@@ -231,6 +232,39 @@ describe("<loyalty-product-points>", () => {
     ).toEqual([BATCH_LIMIT, 5]);
   });
 
+  it("keeps a page's requests short enough for every proxy, whatever its ids", async () => {
+    const container = document.createElement("div");
+    // Shopify-sized ids: 13-digit products in five 12-digit categories.
+    const categories = Array.from({ length: 5 }, (_, index) => 100000000000 + index).join(",");
+    container.innerHTML = Array.from({ length: 60 }, (_, index) =>
+      tag(`product="${7000000000000 + index}" categories="${categories}" price="1234.56"`),
+    ).join("");
+    document.body.append(container);
+    const cards = [...container.children] as LoyaltyProductPoints[];
+    await expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+    const sent = requestsTo("/point/product-points/calculate-many");
+    expect(sent.length).toBeGreaterThan(1);
+    for (const request of sent) expect(request.url.length).toBeLessThan(4_000);
+    expect(calculated()).toHaveLength(60);
+  });
+
+  it("settles every product of an answer it cannot read, showing nothing rather than loading", async () => {
+    serve(http.get(`${API}/point/product-points/calculate-many`, () => HttpResponse.json({})));
+    const element = await mount<LoyaltyProductPoints>(tag());
+    expect(textOf(element)).toBe("");
+    expect(part(element, '[part="base"]').getAttribute("aria-busy")).toBe("false");
+  });
+
+  it("answers a product asked again after the cache was cleared, while the first ask waits", async () => {
+    const endpoint = { apiBase: API, domain: DOMAIN };
+    const first = calculatePoints(endpoint, { product: "5", price: 12 });
+    clearCache();
+    const second = calculatePoints(endpoint, { product: "5", price: 12 });
+    const answers = await Promise.all([first, second]);
+    expect(answers.map((answer) => answer.points)).toEqual([12, 12]);
+    expect(calculated()).toHaveLength(1);
+  });
+
   it("leaves a product it cannot ask about out of its page's request, the others shown", async () => {
     const container = document.createElement("div");
     container.innerHTML = [
@@ -238,13 +272,16 @@ describe("<loyalty-product-points>", () => {
       tag('product="abc" price="10"'),
       tag('product="2" categories="1,x" price="10"'),
       tag('product="3" price="0.5"'),
+      // Sixteen digits, past the safe integers the server takes.
+      tag('product="9007199254740993" price="10"'),
       tag('product="4" price="20"'),
     ].join("");
     document.body.append(container);
     const cards = [...container.children] as LoyaltyProductPoints[];
-    await expect.poll(() => textOf(cards[4]!)).toBe("Earn 20 points with this product");
+    await expect.poll(() => textOf(cards[5]!)).toBe("Earn 20 points with this product");
     expect(cards.map((card) => textOf(card))).toEqual([
       "Earn 10 points with this product",
+      "",
       "",
       "",
       "",

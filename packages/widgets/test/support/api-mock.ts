@@ -1,3 +1,4 @@
+import { calculateManyPointsQuerySchema } from "@loyalty/shared-types";
 import { http, HttpResponse, type RequestHandler } from "msw";
 import { setupWorker } from "msw/browser";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -34,18 +35,30 @@ export const defaultHandlers: RequestHandler[] = [
   ),
   http.get(`${API}/reward/list`, () => HttpResponse.json(rewards)),
   // The demo store's default rule: one point per currency unit, floored.
-  http.get(`${API}/point/product-points/calculate-many`, ({ request }) =>
-    HttpResponse.json({
-      items: batchItems(request).map(({ product, price, categories }) => ({
-        product: product === undefined ? null : Number(product),
-        price: Number(price),
-        categories: categories === undefined ? [] : categories.split(",").map(Number),
-        points: Math.floor(Number(price)),
+  // Read by the server's own schema: an item the widgets write wrong is refused, as it would be.
+  http.get(`${API}/point/product-points/calculate-many`, ({ request }) => {
+    const params = new URL(request.url).searchParams;
+    const query = calculateManyPointsQuerySchema.safeParse({
+      domain: params.get("domain"),
+      items: params.getAll("items"),
+    });
+    if (!query.success) {
+      return HttpResponse.json(
+        { statusCode: 400, error: "Bad Request", message: query.error.message },
+        { status: 400 },
+      );
+    }
+    return HttpResponse.json({
+      items: query.data.items.map(({ product, price, categories = [] }) => ({
+        product: product ?? null,
+        price,
+        categories,
+        points: Math.floor(price),
         type: "default",
         id: 1,
       })),
-    }),
-  ),
+    });
+  }),
   http.get(`${API}/point/user-history/:id`, ({ params, request }) => {
     const hash = new URL(request.url).searchParams.get("hash");
     if (params["id"] !== CUSTOMER.id || hash !== CUSTOMER.hash) {
