@@ -72,7 +72,7 @@ const environmentSchema = z.object({
   ADMIN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   TRUST_PROXY: optionalText.transform(trustProxy),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
-  RATE_LIMIT_STOREFRONT: z.coerce.number().int().min(0).max(1_000_000_000).default(600),
+  RATE_LIMIT_STOREFRONT: z.coerce.number().int().min(0).max(1_000_000_000).default(6_000),
   RATE_LIMIT_CUSTOMER: z.coerce.number().int().min(0).max(1_000_000_000).default(120),
   RATE_LIMIT_API_KEY: z.coerce.number().int().min(0).max(1_000_000_000).default(12_000),
   RATE_LIMIT_ADMIN: z.coerce.number().int().min(0).max(1_000_000_000).default(1_200),

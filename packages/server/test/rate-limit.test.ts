@@ -1,5 +1,6 @@
 import { problemSchema } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { adminSession } from "./support/admin.js";
 import { basic, startTestApp, type TestApp } from "./support/app.js";
 import { customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
@@ -331,6 +332,48 @@ describe("limits on who is asking, not how the header is written", () => {
       expect(guarded.context.services.rateLimits.countedKeys).toBeLessThanOrEqual(3);
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe("the storefront limit by default", () => {
+  it("serves ten page views a second from one address (an office, a carrier's NAT) for a whole window", async () => {
+    const defaults = loadConfig({}).rateLimits;
+    const shop = await startTestApp({
+      env: {
+        RATE_LIMIT_STOREFRONT: String(defaults.storefront),
+        RATE_LIMIT_WINDOW_SECONDS: String(defaults.windowSeconds),
+      },
+    });
+    try {
+      const domain = encodeURIComponent("https://office.example");
+      await shop.context.services.stores.create({
+        domain: "https://office.example",
+        reference: "office-ref-1",
+      });
+      // A page view of a collection page with a mini-cart: the product points' configuration,
+      // every product's points in one request, the cart's configuration.
+      const pageView = [
+        `/store/widget/product-points?domain=${domain}`,
+        `/point/product-points/calculate-many?domain=${domain}&items=1:10,2:20,3:30`,
+        `/store/widget/cart?domain=${domain}`,
+      ];
+      const views = 10 * defaults.windowSeconds;
+      const paths = Array.from({ length: views }, () => pageView).flat();
+      const statuses: number[] = [];
+      // Twenty at a time, as fast as they are answered: the window's whole count at once.
+      for (let start = 0; start < paths.length; start += 20) {
+        const batch = paths.slice(start, start + 20);
+        const answers = await Promise.all(batch.map((path) => fetch(`${shop.baseUrl}${path}`)));
+        for (const answer of answers) {
+          statuses.push(answer.status);
+          await answer.arrayBuffer();
+        }
+      }
+      expect(statuses).toHaveLength(views * pageView.length);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    } finally {
+      await shop.close();
     }
   });
 });

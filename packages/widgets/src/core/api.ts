@@ -86,9 +86,15 @@ async function failure(response: Response): Promise<ApiError> {
 
 /**
  * Reads in flight or done, by URL: every widget of the page shares one request per resource.
- * A failed read is forgotten, so the next render may try again.
+ * A read that could not be made, or that the server failed, is forgotten, so the next render
+ * may try again; a refusal (4xx: an unknown domain, a stale hash, a rate limit) is kept for the
+ * page's life: asking again would only be refused again, and add to a shared address's count.
  */
 const reads = new Map<string, Promise<unknown>>();
+
+/** Whether a failure is worth asking again: not a refusal of the request itself. */
+const retriable = (error: unknown) =>
+  !(error instanceof ApiError && error.status >= 400 && error.status < 500);
 
 /**
  * The public GETs are CORS "simple" requests (no custom header, so no preflight): a product
@@ -104,7 +110,9 @@ function read<T>(target: string, headers?: Record<string, string>): Promise<T> {
       return response.json() as Promise<unknown>;
     });
     reads.set(target, pending);
-    pending.catch(() => reads.delete(target));
+    pending.catch((error: unknown) => {
+      if (retriable(error)) reads.delete(target);
+    });
   }
   return pending as Promise<T>;
 }
@@ -164,7 +172,8 @@ interface Waiter {
 
 /** The products asked for this frame, per store, each with whoever waits for it. */
 const batches = new Map<string, { endpoint: Endpoint; items: Map<string, Waiter[]> }>();
-/** Each product's points, asked or known, per store: like `reads`, a failure is forgotten. */
+/** Each product's points, asked or known, per store: like `reads`, a failure is forgotten
+ * unless it was a refusal. */
 const products = new Map<string, Promise<CalculatePointsResponse>>();
 
 /** After the next frame (every element of the page has asked by then), or soon in a tab that draws none. */
@@ -272,8 +281,8 @@ export function calculatePoints(
     const settled = pending;
     products.set(key, settled);
     // Only this ask's own entry: a newer one (after clearCache) stays.
-    settled.catch(() => {
-      if (products.get(key) === settled) products.delete(key);
+    settled.catch((error: unknown) => {
+      if (retriable(error) && products.get(key) === settled) products.delete(key);
     });
   }
   return pending;

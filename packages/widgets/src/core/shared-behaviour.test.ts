@@ -20,6 +20,7 @@ import {
   rewards,
 } from "../../test/support/fixtures.js";
 import { mount, part, textOf } from "../../test/support/dom.js";
+import { clearCache } from "./api.js";
 import { configure, type LoyaltyElement } from "./element.js";
 import "../index.js";
 import type {
@@ -335,5 +336,50 @@ describe("values a later API may add", () => {
     expect(textOf(programme)).toContain("+120 points");
     expect(textOf(programme)).toContain("Order 1001");
     expect(requestsTo("/point/user-history/42")).toHaveLength(1);
+  });
+});
+
+describe("asking again", () => {
+  const productTag = (price: number) =>
+    `<loyalty-product-points api-base="${API}" domain="${DOMAIN}" price="${price}"></loyalty-product-points>`;
+
+  it("never asks again what the server refused (an unknown store, a rate limit), on this page", async () => {
+    for (const status of [404, 429]) {
+      serve(
+        http.get(`${API}/store/widget/product-points`, () =>
+          HttpResponse.json({ statusCode: status, error: "Refused", message: "no" }, { status }),
+        ),
+      );
+      const first = await mount<LoyaltyProductPoints>(productTag(10));
+      const second = await mount<LoyaltyProductPoints>(productTag(11));
+      // A render asking again: the price changed, past the picker's settling time.
+      first.price = 12;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await first.updateComplete;
+      expect(textOf(first) + textOf(second)).toBe("");
+      expect(requestsTo("/store/widget/product-points")).toHaveLength(1);
+      requests.length = 0;
+      clearCache();
+    }
+  });
+
+  it("asks again what could not be answered (the network, a server error) on the next render", async () => {
+    let calls = 0;
+    serve(
+      http.get(`${API}/store/widget/product-points`, () => {
+        calls += 1;
+        return calls === 1
+          ? HttpResponse.json(
+              { statusCode: 503, error: "Unavailable", message: "x" },
+              { status: 503 },
+            )
+          : HttpResponse.json(productPointsResponse());
+      }),
+    );
+    const element = await mount<LoyaltyProductPoints>(productTag(10));
+    expect(textOf(element)).toBe("");
+    element.price = 20;
+    await expect.poll(() => textOf(element)).toBe("Earn 20 points with this product");
+    expect(requestsTo("/store/widget/product-points")).toHaveLength(2);
   });
 });
