@@ -117,6 +117,54 @@ function read<T>(target: string, headers?: Record<string, string>): Promise<T> {
   return pending as Promise<T>;
 }
 
+/** The causes already told on this page's console: each once, whichever widget met it. */
+const told = new Set<string>();
+
+function tell(cause: string, message: string): void {
+  if (told.has(cause)) return;
+  told.add(cause);
+  // The merchant's diagnostics: the console is where a theme developer looks.
+  // eslint-disable-next-line no-console
+  console.warn(`Loyalty widgets: ${message}`);
+}
+
+/** An origin as the server compares a store's domain: lower case, no trailing slash. */
+const sameOrigin = (a: string, b: string) =>
+  a.toLowerCase().replace(/\/+$/, "") === b.toLowerCase().replace(/\/+$/, "");
+
+/**
+ * Tells the merchant, once, why a public read was refused when it is their configuration: the
+ * store's domain is not declared on this server.
+ */
+function diagnosePublic(endpoint: Endpoint, error: unknown): void {
+  if (error instanceof ApiError && error.status === 404) {
+    tell(
+      `domain ${endpoint.domain}`,
+      `the loyalty server at ${endpoint.apiBase} has no store with the domain "${endpoint.domain}". Declare it in the back-office, or correct data-domain (the store's origin, as https://shop.example).`,
+    );
+  }
+}
+
+/**
+ * Tells the merchant, once, why a customer's read or claim cannot work here: this page is on
+ * another origin than the store's (the server answers customer operations to the store's own
+ * pages only), or the customer hash does not match.
+ */
+function diagnoseCustomer(endpoint: Endpoint, customer: Customer, error?: unknown): void {
+  if (!sameOrigin(location.origin, endpoint.domain)) {
+    tell(
+      `origin ${endpoint.domain}`,
+      `this page's origin (${location.origin}) is not the store's domain (${endpoint.domain}): the loyalty server answers a customer's points, claims and referrals to the store's own pages only.`,
+    );
+  }
+  if (error instanceof ApiError && error.status === 401) {
+    tell(
+      `hash ${endpoint.domain}`,
+      `the customer hash of customer ${customer.id} does not match. Compute it on the store's server as the hex HMAC-SHA512 of the customer id, keyed with "<store reference>:<API key>" (the Node SDK's customerHash), for the customer signed in.`,
+    );
+  }
+}
+
 /** Forgets every read: the next render asks the API again (a customer signed in, say). */
 export function clearCache(): void {
   reads.clear();
@@ -127,7 +175,9 @@ export function widgetConfig<K extends keyof WidgetResponses>(
   endpoint: Endpoint,
   kind: K,
 ): Promise<WidgetResponses[K]> {
-  return read(url(endpoint, `/store/widget/${kind}`));
+  const pending = read<WidgetResponses[K]>(url(endpoint, `/store/widget/${kind}`));
+  pending.catch((error: unknown) => diagnosePublic(endpoint, error));
+  return pending;
 }
 
 export interface ProductQuery {
@@ -236,6 +286,7 @@ async function askChunk(
       }
     });
   } catch (error) {
+    diagnosePublic(endpoint, error);
     for (const item of chunk) for (const waiter of waiting.get(item) ?? []) waiter.reject(error);
   }
 }
@@ -289,7 +340,9 @@ export function calculatePoints(
 }
 
 export function rewardList(endpoint: Endpoint): Promise<RewardListResponse> {
-  return read(url(endpoint, "/reward/list"));
+  const pending = read<RewardListResponse>(url(endpoint, "/reward/list"));
+  pending.catch((error: unknown) => diagnosePublic(endpoint, error));
+  return pending;
 }
 
 const HISTORY_PATH = "/point/user-history/";
@@ -299,9 +352,10 @@ export function customerHistory(
   customer: Customer,
   cursor?: string,
 ): Promise<CustomerHistoryResponseV2> {
+  diagnoseCustomer(endpoint, customer);
   // Pinned to a revision that names orders as customers know them ("#1001"), where the oldest
   // gives the platform's id. It costs one preflight per customer, cached by the browser.
-  return read(
+  const pending = read<CustomerHistoryResponseV2>(
     url(endpoint, `${HISTORY_PATH}${encodeURIComponent(customer.id)}`, {
       hash: customer.hash,
       limit: "10",
@@ -309,6 +363,8 @@ export function customerHistory(
     }),
     { revision: API_REVISION },
   );
+  pending.catch((error: unknown) => diagnoseCustomer(endpoint, customer, error));
+  return pending;
 }
 
 /** Every history read is stale once the balance moved. */
@@ -355,6 +411,7 @@ export async function claimReward(
     }
     throw await failure(response);
   };
+  diagnoseCustomer(endpoint, customer);
   try {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -362,6 +419,7 @@ export async function claimReward(
         if (result !== "retry") return result;
       } catch (error) {
         // A lost answer is asked again; an answer that says no is final.
+        diagnoseCustomer(endpoint, customer, error);
         if (!(error instanceof ApiError && error.status === 0)) throw error;
         if (attempt >= 2) throw error;
       }
