@@ -91,6 +91,14 @@ export const numberQuerySchema = z
   .regex(/^-?\d+(\.\d+)?$/, "must be a number")
   .transform(Number);
 
+/** The items of a query list: comma-separated, repeated or both, trimmed, empty ones dropped. */
+export function listItems(value: string | string[]): string[] {
+  return (Array.isArray(value) ? value : [value])
+    .flatMap((part) => part.split(","))
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+}
+
 /**
  * Reads a query value that is an array of whole numbers, in the usual forms:
  * `categories=1,2`, `categories=1&categories=2` and `categories[]=1&categories[]=2`
@@ -98,12 +106,7 @@ export const numberQuerySchema = z
  */
 export const numberArrayQuerySchema = z
   .union([z.string(), z.array(z.string())])
-  .transform((value) =>
-    (Array.isArray(value) ? value : [value])
-      .flatMap((part) => part.split(","))
-      .map((part) => part.trim())
-      .filter((part) => part !== ""),
-  )
+  .transform(listItems)
   .pipe(
     z.array(
       z

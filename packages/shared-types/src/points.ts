@@ -5,6 +5,7 @@ import {
   numberArrayQuerySchema,
   numberQuerySchema,
   externalIdTextSchema,
+  listItems,
   pointsSchema,
 } from "./common.js";
 
@@ -63,12 +64,7 @@ const productTextSchema = z
 export const calculateManyPointsQuerySchema = z.object({
   items: z
     .union([z.string(), z.array(z.string())])
-    .transform((value) =>
-      (Array.isArray(value) ? value : [value])
-        .flatMap((part) => part.split(","))
-        .map((part) => part.trim())
-        .filter((part) => part !== ""),
-    )
+    .transform(listItems)
     .pipe(
       z
         .array(productTextSchema)
