@@ -173,7 +173,9 @@ describe("the widgets screen", () => {
 
     const publish = page.getByRole("button", { name: "Publish" });
     await userEvent.click(publish);
-    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
     expect(puts("product-points")).toHaveLength(1);
     expect(await puts("product-points")[0]!.json()).toEqual({
       ...example("getProductPointsWidgetConfiguration").config,
@@ -572,7 +574,9 @@ describe("the widgets screen", () => {
       .toBeVisible();
     await expectNoAxeViolations();
     await userEvent.click(page.getByRole("button", { name: "Publish" }));
-    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
     expect(await puts("cart")[0]!.json()).toMatchObject({ title: "Your rewards", enabled: false });
   });
 
@@ -603,7 +607,9 @@ describe("the widgets screen", () => {
       .toContain("Can I give my points away?");
 
     await userEvent.click(page.getByRole("button", { name: "Publish" }));
-    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
     const sent = (await puts("program-presentation")[0]!.json()) as {
       header: Record<string, unknown>;
       sections: { faq: { items: unknown[] } };
@@ -653,7 +659,9 @@ describe("the widgets screen", () => {
       "https://shop.example/loyalty",
     );
     await userEvent.click(page.getByRole("button", { name: "Publish" }));
-    await expect.element(page.getByRole("status").getByText("Published")).toBeVisible();
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
     const sent = (await puts("program-presentation")[0]!.json()) as {
       header: Record<string, unknown>;
       sections: { howToEarn: { enabled: boolean } };
