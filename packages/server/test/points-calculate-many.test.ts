@@ -1,40 +1,34 @@
 import { MAX_BATCH_PRODUCTS, problemSchema } from "@loyalty/shared-types";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestApp, type TestApp } from "./support/app.js";
+import { addRule } from "./support/fixtures.js";
 import { revalidate } from "./support/revalidate.js";
 
 const PATH = "/point/product-points/calculate-many";
 const SHOP = "https://many.example";
 
 let app: TestApp;
-let admin: pg.Client;
 const rule: Record<string, number> = {};
 
 beforeAll(async () => {
   app = await startTestApp({ env: { STOREFRONT_MAX_AGE: "120" } });
-  admin = new pg.Client({ connectionString: app.database.url });
-  await admin.connect();
-  await app.context.services.stores.create({ domain: SHOP, reference: "many-ref-1" });
-  for (const [name, kind, target, rate, perItem] of [
-    ["default", "default", null, 1, 0],
-    ["product 100", "product", 100, 5, 0],
-    ["category 20", "category", 20, 3, 0],
-    ["category 40", "category", 40, 0, 50],
-  ] as const) {
-    const { rows } = await admin.query<{ id: number }>(
-      `INSERT INTO attribution_rules (store_id, kind, target_id, name, rate, points_per_item)
-       SELECT id, $2, $3, $4, $5, $6 FROM stores WHERE domain = $1 RETURNING id`,
-      [SHOP, kind, target, name, rate, perItem],
-    );
-    rule[name] = Number(rows[0]?.id);
-  }
+  const store = await app.context.services.stores.create({
+    domain: SHOP,
+    reference: "many-ref-1",
+  });
+  const { pool } = app.context;
+  rule["default"] = await addRule(pool, store.id, { kind: "default", rate: 1 });
+  rule["product 100"] = await addRule(pool, store.id, { kind: "product", targetId: 100, rate: 5 });
+  rule["category 20"] = await addRule(pool, store.id, { kind: "category", targetId: 20, rate: 3 });
+  rule["category 40"] = await addRule(pool, store.id, {
+    kind: "category",
+    targetId: 40,
+    rate: 0,
+    pointsPerItem: 50,
+  });
 });
 
-afterAll(async () => {
-  await admin.end();
-  await app.close();
-});
+afterAll(() => app.close());
 
 const many = (items: string, headers: Record<string, string> = {}, domain = SHOP) =>
   fetch(`${app.baseUrl}${PATH}?${new URLSearchParams({ domain, items }).toString()}`, { headers });
@@ -51,15 +45,16 @@ describe("GET /point/product-points/calculate-many", () => {
     const response = await many("100:10:20,999:10:20|40,:19.99,7:100:40|20,100:10:20");
     expect(response.status).toBe(200);
     const { items } = (await response.json()) as { items: Record<string, unknown>[] };
+    const productRule = {
+      product: 100,
+      price: 10,
+      categories: [20],
+      points: 50,
+      type: "product",
+      id: rule["product 100"],
+    };
     expect(items).toEqual([
-      {
-        product: 100,
-        price: 10,
-        categories: [20],
-        points: 50,
-        type: "product",
-        id: rule["product 100"],
-      },
+      productRule,
       {
         product: 999,
         price: 10,
@@ -84,14 +79,8 @@ describe("GET /point/product-points/calculate-many", () => {
         type: "category",
         id: rule["category 20"],
       },
-      {
-        product: 100,
-        price: 10,
-        categories: [20],
-        points: 50,
-        type: "product",
-        id: rule["product 100"],
-      },
+      // Asked twice, answered twice.
+      productRule,
     ]);
     // Each one is calculate's own answer.
     expect(await one({ product: "999", price: "10", categories: "20,40" })).toEqual({

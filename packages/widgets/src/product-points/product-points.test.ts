@@ -21,6 +21,18 @@ useApiMock();
 
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
 
+/** A listing page: the tags appended at once, as a theme renders them; its product cards. */
+function listing(tags: string[]): LoyaltyProductPoints[] {
+  const container = document.createElement("div");
+  container.innerHTML = tags.join("");
+  document.body.append(container);
+  return [...container.children] as LoyaltyProductPoints[];
+}
+
+/** Waits until every card shows its points. */
+const allShown = (cards: LoyaltyProductPoints[]) =>
+  expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+
 const tag = (attributes = 'product="1001" categories="10,12" price="25.9"') =>
   `<loyalty-product-points api-base="${API}" domain="${DOMAIN}" ${attributes}></loyalty-product-points>`;
 
@@ -202,13 +214,12 @@ describe("<loyalty-product-points>", () => {
   });
 
   it("asks the points of a collection page's 60 products in one request", async () => {
-    const container = document.createElement("div");
-    container.innerHTML = Array.from({ length: 60 }, (_, index) =>
-      tag(`product="${2000 + index}" categories="${index % 3}" price="${index + 1}"`),
-    ).join("");
-    document.body.append(container);
-    const cards = [...container.children] as LoyaltyProductPoints[];
-    await expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+    const cards = listing(
+      Array.from({ length: 60 }, (_, index) =>
+        tag(`product="${2000 + index}" categories="${index % 3}" price="${index + 1}"`),
+      ),
+    );
+    await allShown(cards);
     expect(textOf(cards[41]!)).toBe("Earn 42 points with this product");
     expect(requestsTo("/point/product-points/calculate-many")).toHaveLength(1);
     expect(requestsTo("/point/product-points/calculate")).toHaveLength(0);
@@ -218,13 +229,13 @@ describe("<loyalty-product-points>", () => {
 
   it("splits a page of more products than a request takes, the server's limit", async () => {
     expect(BATCH_LIMIT).toBe(MAX_BATCH_PRODUCTS);
-    const container = document.createElement("div");
-    container.innerHTML = Array.from({ length: BATCH_LIMIT + 5 }, (_, index) =>
-      tag(`product="${index}" price="${index + 1}"`),
-    ).join("");
-    document.body.append(container);
-    const cards = [...container.children] as LoyaltyProductPoints[];
-    await expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+    await allShown(
+      listing(
+        Array.from({ length: BATCH_LIMIT + 5 }, (_, index) =>
+          tag(`product="${index}" price="${index + 1}"`),
+        ),
+      ),
+    );
     expect(
       requestsTo("/point/product-points/calculate-many").map(
         (request) => batchItems(request).length,
@@ -233,15 +244,15 @@ describe("<loyalty-product-points>", () => {
   });
 
   it("keeps a page's requests short enough for every proxy, whatever its ids", async () => {
-    const container = document.createElement("div");
     // Shopify-sized ids: 13-digit products in five 12-digit categories.
     const categories = Array.from({ length: 5 }, (_, index) => 100000000000 + index).join(",");
-    container.innerHTML = Array.from({ length: 60 }, (_, index) =>
-      tag(`product="${7000000000000 + index}" categories="${categories}" price="1234.56"`),
-    ).join("");
-    document.body.append(container);
-    const cards = [...container.children] as LoyaltyProductPoints[];
-    await expect.poll(() => cards.every((card) => textOf(card).startsWith("Earn"))).toBe(true);
+    await allShown(
+      listing(
+        Array.from({ length: 60 }, (_, index) =>
+          tag(`product="${7000000000000 + index}" categories="${categories}" price="1234.56"`),
+        ),
+      ),
+    );
     const sent = requestsTo("/point/product-points/calculate-many");
     expect(sent.length).toBeGreaterThan(1);
     for (const request of sent) expect(request.url.length).toBeLessThan(4_000);
@@ -266,8 +277,7 @@ describe("<loyalty-product-points>", () => {
   });
 
   it("leaves a product it cannot ask about out of its page's request, the others shown", async () => {
-    const container = document.createElement("div");
-    container.innerHTML = [
+    const cards = listing([
       tag('product="1" price="10"'),
       tag('product="abc" price="10"'),
       tag('product="2" categories="1,x" price="10"'),
@@ -275,9 +285,7 @@ describe("<loyalty-product-points>", () => {
       // Sixteen digits, past the safe integers the server takes.
       tag('product="9007199254740993" price="10"'),
       tag('product="4" price="20"'),
-    ].join("");
-    document.body.append(container);
-    const cards = [...container.children] as LoyaltyProductPoints[];
+    ]);
     await expect.poll(() => textOf(cards[5]!)).toBe("Earn 20 points with this product");
     expect(cards.map((card) => textOf(card))).toEqual([
       "Earn 10 points with this product",
