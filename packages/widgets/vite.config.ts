@@ -30,6 +30,7 @@ export default defineConfig(({ mode }) => ({
               "product-points": src("product-points/product-points.ts"),
               "cart-widget": src("cart-widget/cart-widget.ts"),
               "program-presentation": src("program-presentation/program-presentation.ts"),
+              launcher: src("launcher/launcher.ts"),
             },
             formats: ["es"],
           },

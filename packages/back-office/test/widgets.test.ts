@@ -33,7 +33,8 @@ const configurations = {
   "product-points": () => example("getProductPointsWidgetConfiguration"),
   cart: () => example("getCartWidgetConfiguration"),
   "program-presentation": () => example("getProgramPresentationWidgetConfiguration"),
-};
+  launcher: () => example("getLauncherWidgetConfiguration"),
+} satisfies Record<WidgetKind, () => unknown>;
 
 /** What the public API of the same server answers the preview's widgets (the saved config). */
 const publicApi = [
@@ -44,6 +45,7 @@ const publicApi = [
   http.get("/store/widget/program-presentation", () =>
     HttpResponse.json(example("getProgramPresentationWidget")),
   ),
+  http.get("/store/widget/launcher", () => HttpResponse.json(example("getLauncherWidget"))),
   http.get("/reward/list", () => HttpResponse.json(example("listRewards"))),
   // The default rule of the examples' store: one point per currency unit, floored.
   http.get("/point/product-points/calculate-many", ({ request }) => {
@@ -135,6 +137,7 @@ describe("the widgets screen", () => {
       "Product points",
       "Cart",
       "Programme page",
+      "Launcher",
     ]);
     await expect.element(tab("Product points")).toHaveAttribute("aria-selected", "true");
     const panel = page.getByRole("tabpanel", { name: "Product points" });
@@ -265,11 +268,11 @@ describe("the widgets screen", () => {
     await expect.element(cart.getByLabelText("Title")).toHaveValue("Trail & Co rewards");
     expect(location.search).toBe("?widget=cart");
     await userEvent.keyboard("{End}");
-    await expect.element(tab("Programme page")).toHaveAttribute("aria-selected", "true");
+    await expect.element(tab("Launcher")).toHaveAttribute("aria-selected", "true");
     await userEvent.keyboard("{Home}");
     await expect.element(tab("Product points")).toHaveAttribute("aria-selected", "true");
     await userEvent.keyboard("{ArrowLeft}");
-    await expect.element(tab("Programme page")).toHaveAttribute("aria-selected", "true");
+    await expect.element(tab("Launcher")).toHaveAttribute("aria-selected", "true");
     await userEvent.keyboard("{ArrowRight}");
     await expect.element(templateField()).toBeVisible();
 
@@ -568,6 +571,10 @@ describe("the widgets screen", () => {
 
     await userEvent.fill(panel.getByLabelText("Title"), "Your rewards");
     await expect.poll(() => previewText("loyalty-cart-widget")).toContain("Your rewards");
+    // Claims ask first unless the merchant says otherwise.
+    const confirm = panel.getByLabelText("Ask the customer to confirm before spending points");
+    await expect.element(confirm).toBeChecked();
+    await userEvent.click(confirm);
     await userEvent.click(panel.getByLabelText("Show the widget in the cart"));
     await expect
       .element(panel.getByText("The widget is turned off: the storefront shows nothing."))
@@ -577,7 +584,52 @@ describe("the widgets screen", () => {
     await expect
       .element(page.getByRole("status").getByText("Published", { exact: true }))
       .toBeVisible();
-    expect(await puts("cart")[0]!.json()).toMatchObject({ title: "Your rewards", enabled: false });
+    expect(await puts("cart")[0]!.json()).toMatchObject({
+      title: "Your rewards",
+      enabled: false,
+      confirmClaims: false,
+    });
+  });
+
+  test("the launcher: its button and visitor's panel in the preview, and what Publish sends", async () => {
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=launcher`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Launcher" });
+    await expect.element(panel.getByLabelText("Button text")).toHaveValue("Rewards");
+    await expect.poll(() => previewText("loyalty-launcher")).toContain("Trail & Co rewards");
+    expect(previewText("loyalty-launcher")).toContain(
+      "Join Trail & Co rewards: points on every order, and rewards to spend them on.",
+    );
+
+    await userEvent.fill(panel.getByLabelText("Button text"), "My points");
+    await expect.poll(() => previewText("loyalty-launcher")).toMatch(/^My points/);
+    await userEvent.selectOptions(panel.getByLabelText("Button position"), "Bottom left");
+    await userEvent.click(panel.getByLabelText("Let customers invite a friend"));
+    await userEvent.click(panel.getByRole("button", { name: "Add a way to earn" }));
+    const added = panel.getByRole("group", { name: "Way to earn 3" });
+    await expect.poll(focused).toBe(added.getByLabelText("Icon").element());
+    await userEvent.selectOptions(added.getByLabelText("Icon"), "A birthday");
+    await userEvent.fill(added.getByLabelText("Title"), "Birthday");
+    await userEvent.fill(added.getByLabelText("Text"), "100 points on your birthday.");
+    await expect
+      .poll(() => previewText("loyalty-launcher"))
+      .toContain("Birthday 100 points on your birthday.");
+    await expectNoAxeViolations();
+
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
+    expect(await puts("launcher")[0]!.json()).toEqual({
+      ...example("getLauncherWidgetConfiguration").config,
+      label: "My points",
+      position: "bottom-left",
+      showReferral: false,
+      waysToEarn: [
+        ...example("getLauncherWidgetConfiguration").config.waysToEarn,
+        { icon: "birthday", title: "Birthday", text: "100 points on your birthday." },
+      ],
+    });
   });
 
   test("the programme page: the banner and the FAQ's items, in the preview and in what Publish sends", async () => {

@@ -141,6 +141,16 @@ const TYPES: [name: string, expression: string, doc: string][] = [
     "A refused claim (404 `application/json`, not an error): `code` is null, `reason` says why.",
   ],
   [
+    "CustomerCode",
+    "C.CustomerCode",
+    "A reward code the customer can still use: claimed, not expired, not used by an order.",
+  ],
+  [
+    "CustomerCodesResponse",
+    "C.CustomerCodesResponse",
+    "The reward codes a customer can still use, newest first.",
+  ],
+  [
     "CreateReferralRequest",
     "z.input<typeof C.createReferralRequestSchema>",
     "The person a customer refers.",
@@ -175,6 +185,17 @@ const TYPES: [name: string, expression: string, doc: string][] = [
     "ProgramPresentationWidgetResponse",
     "C.ProgramPresentationWidgetResponse",
     "The programme presentation widget's configuration and store.",
+  ],
+  ["LauncherConfig", "C.LauncherConfig", "The launcher widget's configuration."],
+  [
+    "ReferralOffer",
+    "C.ReferralOffer",
+    "What the launcher tells a customer about inviting a friend.",
+  ],
+  [
+    "LauncherWidgetResponse",
+    "C.LauncherWidgetResponse",
+    "The launcher widget's configuration, store and referral offer.",
   ],
   ["ValidationIssue", "C.ValidationIssue", "One problem found by validation."],
   ["Problem", "C.Problem", "An RFC 9457 problem object: the error body from revision 2026-08-26."],

@@ -118,7 +118,7 @@ export function createServices(
     logger,
   });
   const referrals = new ReferralsService(pool, secrets, platforms, mailer, logger, clock);
-  const widgets = new WidgetsService(pool, storefront, logger);
+  const widgets = new WidgetsService(pool, storefront, referrals, logger);
   const rules = new RulesService(pool);
   const clubs = new ClubsService(pool);
   const rewardsAdmin = new RewardsAdminService(pool);

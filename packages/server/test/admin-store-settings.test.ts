@@ -5,6 +5,7 @@ import {
   claimRewardResponseSchema,
   WEBHOOK_SIGNATURE_HEADER,
   type CartConfig,
+  type LauncherConfig,
   type ProductPointsConfig,
   type ProgramPresentationConfig,
   type ReferralProgramInput,
@@ -140,6 +141,7 @@ const CART: CartConfig = {
   balanceTemplate: "Balance: {points}",
   showRewards: true,
   claimButtonText: "Redeem",
+  confirmClaims: true,
   signedOutText: "Log in to redeem",
   loginUrl: "https://settings.example/login",
   accentColor: "#112233",
@@ -171,7 +173,7 @@ const PRESENTATION: ProgramPresentationConfig = {
   },
   sections: {
     howToEarn: { enabled: false, title: "Earn", items: [] },
-    rewards: { enabled: true, title: "Rewards" },
+    rewards: { enabled: true, title: "Rewards", confirmClaims: false },
     history: { enabled: true, title: "History" },
     faq: { enabled: true, title: "FAQ", items: [{ question: "Do points expire?", answer: "No." }] },
   },
@@ -186,10 +188,24 @@ const PRESENTATION_PAINTED: ProgramPresentationConfig = {
     text: "<p>Welcome <strong>back</strong></p>",
   },
 };
+const LAUNCHER: LauncherConfig = {
+  enabled: true,
+  label: "My points",
+  position: "bottom-left",
+  title: "Settings club",
+  visitorText: "Join us",
+  loginUrl: "https://settings.example/login",
+  waysToEarn: [],
+  showRewards: true,
+  confirmClaims: true,
+  showReferral: false,
+  accentColor: "",
+};
 const SAVED = {
   cart: CART,
   "product-points": PRODUCT_POINTS,
   "program-presentation": PRESENTATION,
+  launcher: LAUNCHER,
 };
 const PAINTED = { ...SAVED, "program-presentation": PRESENTATION_PAINTED };
 
@@ -211,15 +227,20 @@ const INVALID: Record<WidgetKind, { config: unknown; pointers: string[] }> = {
     },
     pointers: ["/header/imageFit", "/sections/faq/items"],
   },
+  launcher: {
+    config: { ...LAUNCHER, waysToEarn: [{ icon: "order" }], signUpUrl: "ftp://x" },
+    pointers: ["/waysToEarn/0/title", "/waysToEarn/0/text", "/signUpUrl"],
+  },
 };
 
 const WIDGET_OPERATIONS = {
   cart: ADMIN_OPERATIONS.getCartWidgetConfiguration,
   "product-points": ADMIN_OPERATIONS.getProductPointsWidgetConfiguration,
   "program-presentation": ADMIN_OPERATIONS.getProgramPresentationWidgetConfiguration,
+  launcher: ADMIN_OPERATIONS.getLauncherWidgetConfiguration,
 } as const;
 
-describe.each(["cart", "product-points", "program-presentation"] as const)(
+describe.each(["cart", "product-points", "program-presentation", "launcher"] as const)(
   "the %s widget configuration",
   (kind) => {
     const path = (storeId: number) => `/admin/stores/${storeId}/widgets/${kind}`;

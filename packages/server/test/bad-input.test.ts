@@ -1422,6 +1422,7 @@ function specPlanArb(name: OperationName, calendar: Calendar): fc.Arbitrary<Plan
     case "getCartWidget":
     case "getProductPointsWidget":
     case "getProgramPresentationWidget":
+    case "getLauncherWidget":
       return fc
         .record({ revision, query: shuffled([param("domain", domainArb())]), headers: junkHeaders })
         .map(({ revision: r, query, headers }) =>
@@ -1434,6 +1435,7 @@ function specPlanArb(name: OperationName, calendar: Calendar): fc.Arbitrary<Plan
         );
 
     case "getCustomerHistory":
+    case "listCustomerCodes":
       return fc
         .record({ revision, hmac: hmacArb("path"), headers: junkHeaders })
         .map(({ revision: r, hmac, headers }) =>
@@ -1442,7 +1444,7 @@ function specPlanArb(name: OperationName, calendar: Calendar): fc.Arbitrary<Plan
             definition,
             {
               revision: r,
-              path: `/point/user-history/${hmac.id}`,
+              path: definition.path.replace("{externalId}", hmac.id),
               query: hmac.parts,
               headers,
             },

@@ -131,7 +131,7 @@ describe("loyalty CLI", () => {
       rules: 4,
       clubs: 3,
       rewards: 3,
-      widgets: ["cart", "product-points", "program-presentation"],
+      widgets: ["cart", "launcher", "product-points", "program-presentation"],
     });
 
     // The demo's links lead to the demo store's own pages, wherever it runs.
@@ -140,7 +140,12 @@ describe("loyalty CLI", () => {
        JOIN stores s ON s.id = w.store_id WHERE s.domain = 'https://demo.example' ORDER BY w.kind`,
     );
     const urls = links.rows.flatMap(({ config }) => config.match(/https?:\/\/[^"]+/g) ?? []);
-    expect(urls).toEqual(["https://demo.example/account", "https://demo.example/account"]);
+    expect(urls).toEqual([
+      "https://demo.example/account",
+      "https://demo.example/account",
+      "https://demo.example/account/register",
+      "https://demo.example/account",
+    ]);
 
     const again = await runCommand(["demo", "--domain", "https://demo.example"], env);
     expect(again.code).toBe(1);

@@ -92,12 +92,16 @@ describe("the Node SDK against the server", () => {
     expect((await client.widgets.cart()).store.domain).toBe(credentials.domain);
     expect((await client.widgets.productPoints()).config).toBeDefined();
     expect((await client.widgets.programPresentation()).config.header).toBeDefined();
+    expect((await client.widgets.launcher()).config.label).toBeTruthy();
   });
 
   it("claims a reward, and answers a refusal as a result rather than an error", async () => {
     const [cheap, , dear] = await client.rewards.list();
     const claimed = await client.rewards.claim(42, { rewardId: cheap?.id as number });
     expect(claimed.code).toEqual(expect.any(String));
+    expect(await client.rewards.listCodes(42)).toEqual([
+      expect.objectContaining({ code: claimed.code, rewardId: cheap?.id, rewardName: cheap?.name }),
+    ]);
     const refused = await client.rewards.claim(42, { rewardId: dear?.id as number });
     expect(refused).toEqual({ code: null, reason: "insufficient-balance" });
     await expect(client.rewards.claim(404404, { rewardId: cheap?.id as number })).rejects.toThrow(

@@ -1,11 +1,13 @@
 import {
   cartWidgetResponseSchema,
+  launcherWidgetResponseSchema,
   legacyErrorSchema,
   problemSchema,
   productPointsWidgetResponseSchema,
   programPresentationWidgetResponseSchema,
   type ButtonAction,
   type CartConfig,
+  type LauncherConfig,
   type PresentationHeader,
   type ProductPointsConfig,
   type ProgramPresentationConfig,
@@ -18,16 +20,21 @@ import { revalidate } from "./support/revalidate.js";
 import { eventually, startTestApp, type TestApp } from "./support/app.js";
 
 const PROBLEMS = "https://loyalty.dev/problems";
-const KINDS = ["cart", "product-points", "program-presentation"] as const;
+const KINDS = ["cart", "product-points", "program-presentation", "launcher"] as const;
 
 /** Each widget's response schema, from the shared contract. */
 const RESPONSE_SCHEMAS = {
   cart: cartWidgetResponseSchema,
   "product-points": productPointsWidgetResponseSchema,
   "program-presentation": programPresentationWidgetResponseSchema,
+  launcher: launcherWidgetResponseSchema,
 } as const;
 
 let app: TestApp;
+/** The sections of a programme page's configuration. */
+const sections = (config: unknown) =>
+  (config as { sections: Record<string, Record<string, unknown>> }).sections;
+
 /** A connection of its own, as an operator's psql (writes around the service) would be. */
 let admin: pg.Client;
 
@@ -84,7 +91,9 @@ async function served<K extends WidgetKind>(kind: K, domain: string) {
       ? CartConfig
       : K extends "product-points"
         ? ProductPointsConfig
-        : ProgramPresentationConfig;
+        : K extends "launcher"
+          ? LauncherConfig
+          : ProgramPresentationConfig;
   };
 }
 
@@ -127,6 +136,7 @@ const CART: CartConfig = {
   balanceTemplate: "Balance: {points}",
   showRewards: false,
   claimButtonText: "Redeem",
+  confirmClaims: false,
   signedOutText: "Log in to redeem",
   loginUrl: "https://shop.example/login",
   accentColor: "#ff8800",
@@ -168,7 +178,7 @@ const PRESENTATION: ProgramPresentationConfig = {
       title: "Earn",
       items: [{ icon: "referral", title: "Invite a friend", text: "200 points per friend" }],
     },
-    rewards: { enabled: true, title: "Spend", emptyText: "Nothing yet" },
+    rewards: { enabled: true, title: "Spend", emptyText: "Nothing yet", confirmClaims: true },
     history: {
       enabled: true,
       title: "Mine",
@@ -183,10 +193,26 @@ const PRESENTATION: ProgramPresentationConfig = {
   },
 };
 
+const LAUNCHER: LauncherConfig = {
+  enabled: true,
+  label: "Points",
+  position: "bottom-left",
+  title: "The club",
+  visitorText: "Join the club",
+  signUpUrl: "https://shop.example/register",
+  loginUrl: "https://shop.example/login",
+  waysToEarn: [{ icon: "birthday", title: "Birthday", text: "100 points on your birthday" }],
+  showRewards: false,
+  confirmClaims: false,
+  showReferral: false,
+  accentColor: "#ff8800",
+};
+
 const SAVED: Record<WidgetKind, unknown> = {
   cart: CART,
   "product-points": PRODUCT_POINTS,
   "program-presentation": PRESENTATION,
+  launcher: LAUNCHER,
 };
 
 /** What a shopper reads, in each widget's default configuration. */
@@ -202,6 +228,15 @@ function visibleTexts(kind: WidgetKind, config: unknown): string[] {
     ];
   }
   if (kind === "product-points") return [(config as ProductPointsConfig).template];
+  if (kind === "launcher") {
+    const launcher = config as LauncherConfig;
+    return [
+      launcher.label,
+      launcher.title,
+      launcher.visitorText,
+      ...launcher.waysToEarn.map((way) => way.text),
+    ];
+  }
   const { header, sections } = config as ProgramPresentationConfig;
   return [
     header.primaryButtonText,
@@ -254,7 +289,7 @@ describe.each(KINDS)("GET /store/widget/%s", (kind) => {
       expect(german.config).toEqual(en.config);
     });
 
-    it.skipIf(kind === "program-presentation")(
+    it.skipIf(kind === "program-presentation" || kind === "launcher")(
       "keeps the {points} placeholder in every default template",
       async () => {
         for (const language of ["en", "fr"]) {
@@ -318,6 +353,10 @@ describe.each(KINDS)("GET /store/widget/%s", (kind) => {
         },
         pointers: ["/header/imageFit", "/sections/howToEarn/items/0/icon"],
       },
+      launcher: {
+        config: { ...LAUNCHER, label: "", position: "top-left" },
+        pointers: ["/label", "/position"],
+      },
     };
 
     it("refuses an invalid configuration with validation-failed naming the fields", async () => {
@@ -351,6 +390,20 @@ describe.each(KINDS)("GET /store/widget/%s", (kind) => {
       }
       expect(await storedConfig(id, kind)).toBeUndefined();
     });
+  });
+
+  it("asks before a claim when the configuration was saved before the setting existed", async () => {
+    const { id, domain } = await newStore();
+    const older = structuredClone(SAVED[kind]) as Record<string, unknown>;
+    const holder = kind === "program-presentation" ? sections(older)["rewards"]! : older;
+    delete holder["confirmClaims"];
+    await admin.query(
+      `INSERT INTO widget_configurations (store_id, kind, config) VALUES ($1, $2, $3)`,
+      [id, kind, JSON.stringify(older)],
+    );
+    // The merchant's configuration, not the default, with the claims asking first.
+    if (kind !== "product-points") holder["confirmClaims"] = true;
+    expect((await served(kind, domain)).config).toEqual(older);
   });
 
   it("serves the default for a configuration written invalid around the service, and logs it", async () => {
@@ -797,5 +850,46 @@ describe("GET /store/widget/program-presentation: the header", () => {
       .filter((line) => line.level >= 50);
     expect(errors.length).toBeGreaterThan(0);
     for (const error of errors) expect(error).toMatchObject({ widget: KIND, storeId: id });
+  });
+});
+
+describe("GET /store/widget/launcher: the referral offer", () => {
+  const program = {
+    referrerBonus: 250,
+    refereeVoucher: { kind: "fixed_amount", value: 10, currency: "EUR", minimumOrderAmount: 40 },
+    landingUrl: "https://shop.example/welcome",
+  } as const;
+  const referral = async (domain: string) => {
+    const response = await widget("launcher", { domain });
+    expect(response.status).toBe(200);
+    return launcherWidgetResponseSchema.parse(await response.json()).referral;
+  };
+
+  it("offers invitations only while the store's programme takes them, on every change", async () => {
+    const { id, domain } = await newStore();
+    // No programme yet: the launcher offers no invitation.
+    expect(await referral(domain)).toBeNull();
+
+    await app.context.services.referrals.saveProgram(id, program);
+    const offered = await eventually(async () => (await referral(domain)) ?? undefined, 5_000);
+    expect(offered).toEqual({
+      referrerBonus: 250,
+      refereeVoucher: {
+        kind: "fixed_amount",
+        value: 10,
+        currency: "EUR",
+        minimumOrderAmount: 40,
+        validityDays: null,
+      },
+      landingUrl: "https://shop.example/welcome",
+    });
+    await app.context.services.referrals.saveProgram(id, { ...program, landingUrl: null });
+    await eventually(
+      async () => ((await referral(domain))?.landingUrl === `${domain}/` ? true : undefined),
+      5_000,
+    );
+
+    await app.context.services.referrals.saveProgram(id, { ...program, active: false });
+    await eventually(async () => ((await referral(domain)) === null ? true : undefined), 5_000);
   });
 });

@@ -117,6 +117,7 @@ function widgetOperations<K extends WidgetKind>(kind: K, title: string) {
 const cartWidget = widgetOperations("cart", "cart");
 const productPointsWidget = widgetOperations("product-points", "product-points");
 const presentationWidget = widgetOperations("program-presentation", "programme presentation");
+const launcherWidget = widgetOperations("launcher", "launcher");
 
 /**
  * The back-office operations (Bearer JWT), keyed by the name the OpenAPI document uses. A
@@ -375,6 +376,9 @@ export const ADMIN_OPERATIONS = {
   getProgramPresentationWidgetConfiguration: presentationWidget.get,
   setProgramPresentationWidgetConfiguration: presentationWidget.set,
   resetProgramPresentationWidgetConfiguration: presentationWidget.reset,
+  getLauncherWidgetConfiguration: launcherWidget.get,
+  setLauncherWidgetConfiguration: launcherWidget.set,
+  resetLauncherWidgetConfiguration: launcherWidget.reset,
   getPlatformConnection: storeOperation({
     method: "GET",
     path: "/admin/stores/{storeId}/platform",

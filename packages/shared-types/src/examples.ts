@@ -5,6 +5,7 @@ import type { OPERATIONS } from "./operations.js";
 import type { Reward, Voucher, VoucherTerms } from "./rewards.js";
 import type {
   CartConfig,
+  LauncherConfig,
   ProductPointsConfig,
   ProgramPresentationConfig,
   widgetStoreSchema,
@@ -164,6 +165,7 @@ const order = {
   shippingAmount: 4.9,
   discountAmount: 8.99,
   totalPaid: 110.81,
+  discountCodes: ["SPRING10"],
 };
 
 const refund = {
@@ -266,6 +268,7 @@ const cartConfig: CartConfig = {
   balanceTemplate: "You have {points} points",
   showRewards: true,
   claimButtonText: "Use my points",
+  confirmClaims: true,
   signedOutText: "Sign in to use your points",
   loginUrl: "https://shop.example/account/login",
   accentColor: "#0b8043",
@@ -308,7 +311,12 @@ const presentationConfig: ProgramPresentationConfig = {
         { icon: "referral", title: "Invite a friend", text: "200 points when they order." },
       ],
     },
-    rewards: { enabled: true, title: "Rewards", emptyText: "No reward yet: come back soon." },
+    rewards: {
+      enabled: true,
+      title: "Rewards",
+      emptyText: "No reward yet: come back soon.",
+      confirmClaims: true,
+    },
     history: {
       enabled: true,
       title: "Your points",
@@ -326,6 +334,24 @@ const presentationConfig: ProgramPresentationConfig = {
       ],
     },
   },
+};
+
+const launcherConfig: LauncherConfig = {
+  enabled: true,
+  label: "Rewards",
+  position: "bottom-right",
+  title: "Trail & Co rewards",
+  visitorText: "Join Trail & Co rewards: points on every order, and rewards to spend them on.",
+  signUpUrl: "https://shop.example/account/register",
+  loginUrl: "https://shop.example/account/login",
+  waysToEarn: [
+    { icon: "order", title: "Place an order", text: "1 point for every euro spent." },
+    { icon: "referral", title: "Invite a friend", text: "200 points when they order." },
+  ],
+  showRewards: true,
+  confirmClaims: true,
+  showReferral: true,
+  accentColor: "#0b8043",
 };
 
 const store: AdminStore = {
@@ -532,6 +558,30 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
     },
     refusal: { code: null, reason: "insufficient-balance" },
   },
+  listCustomerCodes: {
+    response: {
+      codes: [
+        {
+          code: "LOYAL-7KQ2-M9XD",
+          rewardId: 12,
+          rewardName: "5 € voucher",
+          pointsSpent: 500,
+          claimedAt: NOW,
+          expiresAt: "2026-12-13T09:30:00.000Z",
+          voucher: { kind: "fixed_amount", value: 5, currency: "EUR", minimumOrderAmount: 30 },
+        },
+        {
+          code: "P4WD-8HNA-T2KE",
+          rewardId: 14,
+          rewardName: "Free shipping",
+          pointsSpent: 800,
+          claimedAt: "2026-08-02T18:05:00.000Z",
+          expiresAt: "2026-10-01T18:05:00.000Z",
+          voucher: { kind: "free_shipping", value: null, currency: null, minimumOrderAmount: null },
+        },
+      ],
+    },
+  },
   listRewards: { response: rewards },
   getRefereeCode: {
     request: { referralHash: "OIY5gA8G2XygcdKOZ-kkpozl28cy4RY39k3Y13RGxno" },
@@ -544,6 +594,17 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
   getCartWidget: { response: { store: widgetStore, config: cartConfig } },
   getProductPointsWidget: { response: { store: widgetStore, config: productPointsConfig } },
   getProgramPresentationWidget: { response: { store: widgetStore, config: presentationConfig } },
+  getLauncherWidget: {
+    response: {
+      store: widgetStore,
+      config: launcherConfig,
+      referral: {
+        referrerBonus: 200,
+        refereeVoucher: tenPercentOff,
+        landingUrl: "https://shop.example/welcome",
+      },
+    },
+  },
 
   createAdminToken: {
     request: { email: "admin@shop.example", password: "correct horse battery staple" },
@@ -703,6 +764,14 @@ export const OPERATION_EXAMPLES: OperationExamplesTable = {
   },
   resetProgramPresentationWidgetConfiguration: {
     response: defaultWidgetConfiguration("program-presentation", presentationConfig),
+  },
+  getLauncherWidgetConfiguration: { response: widgetConfiguration("launcher", launcherConfig) },
+  setLauncherWidgetConfiguration: {
+    request: launcherConfig,
+    response: { ...widgetConfiguration("launcher", launcherConfig), updatedAt: NOW },
+  },
+  resetLauncherWidgetConfiguration: {
+    response: defaultWidgetConfiguration("launcher", launcherConfig),
   },
   getPlatformConnection: {
     response: {

@@ -39,6 +39,7 @@ import {
   claimRefusalSchema,
   claimRewardRequestSchema,
   claimRewardResponseSchema,
+  customerCodesResponseSchema,
   rewardListQuerySchema,
   rewardListResponseSchema,
 } from "./rewards.js";
@@ -46,6 +47,7 @@ import {
   cartWidgetResponseSchema,
   productPointsWidgetResponseSchema,
   programPresentationWidgetResponseSchema,
+  launcherWidgetResponseSchema,
   widgetConfigQuerySchema,
 } from "./widgets.js";
 
@@ -246,6 +248,21 @@ export const OPERATIONS = {
     response: claimRewardResponseSchema,
     refusal: claimRefusalSchema,
   },
+  listCustomerCodes: {
+    method: "GET",
+    path: "/reward/codes/{externalId}",
+    auth: "hmac",
+    tag: "Rewards",
+    summary:
+      "The reward codes a customer can still use (claimed, not expired, not used by an order), newest first",
+    successStatus: 200,
+    errors: ["unauthorized"],
+    headers: requestHeadersSchema,
+    events: [],
+    pathParams: customerPathSchema,
+    query: customerAuthQuerySchema,
+    response: customerCodesResponseSchema,
+  },
   listRewards: {
     method: "GET",
     path: "/reward/list",
@@ -319,6 +336,19 @@ export const OPERATIONS = {
     events: [],
     query: widgetConfigQuerySchema,
     response: programPresentationWidgetResponseSchema,
+  },
+  getLauncherWidget: {
+    method: "GET",
+    path: "/store/widget/launcher",
+    auth: "public",
+    tag: "Widgets",
+    summary: "Launcher widget configuration, with the referral programme's offer (beyond the spec)",
+    successStatus: 200,
+    errors: ["not-found"],
+    headers: requestHeadersSchema,
+    events: [],
+    query: widgetConfigQuerySchema,
+    response: launcherWidgetResponseSchema,
   },
 } as const satisfies Record<string, OperationDefinition>;
 

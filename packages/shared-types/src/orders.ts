@@ -66,6 +66,11 @@ const orderBodyFields = {
   discountAmount: moneySchema.optional(),
   /** The order's grand total as paid. */
   totalPaid: moneySchema.optional(),
+  /**
+   * The discount codes the customer entered, as the platform reports them: a reward code named
+   * here (in any case) is used, and leaves the customer's list of codes.
+   */
+  discountCodes: z.array(z.string().trim().min(1).max(255)).max(20).default([]),
 };
 
 function uniqueLineIds(lines: readonly { lineId: string | number }[], ctx: z.RefinementCtx) {

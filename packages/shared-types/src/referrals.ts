@@ -38,6 +38,24 @@ export const createReferralResponseSchema = z.object({
 });
 export type CreateReferralResponse = z.infer<typeof createReferralResponseSchema>;
 
+/** The parameter of an invitation's link that carries the referral hash. */
+export const REFERRAL_LINK_PARAMETER = "loyalty_referral";
+
+/** What the storefront tells a customer about inviting a friend. */
+export const referralOfferSchema = z.object({
+  /** Points the customer earns when the friend's first order is registered. */
+  referrerBonus: pointsSchema.min(0),
+  /** What the friend's code gives. */
+  refereeVoucher: voucherTermsSchema,
+  /**
+   * The page an invitation links to (the programme's `landingUrl`, else the store's home page).
+   * With `loyalty_referral=<hash>` added, it is the link a customer shares with the friend they
+   * invited, by other means than the email.
+   */
+  landingUrl: z.string(),
+});
+export type ReferralOffer = z.infer<typeof referralOfferSchema>;
+
 /** POST /reward/referral/get-referee-code body: the referral hash from the invitation. */
 export const refereeCodeRequestSchema = z.object({
   referralHash: z.string().trim().min(1).max(200),

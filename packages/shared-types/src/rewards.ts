@@ -135,3 +135,34 @@ export const claimRefusalSchema = z.object({
   reason: claimRefusalReasonSchema,
 });
 export type ClaimRefusal = z.infer<typeof claimRefusalSchema>;
+
+/** The most codes the customer's code list gives: the newest. */
+export const MAX_CUSTOMER_CODES = 100;
+
+/**
+ * A code the customer claimed and can still use: confirmed, not expired, and named by none of
+ * their orders' `discountCodes`. `voucher` is what the code was issued with (a later edit of the
+ * reward's voucher does not change a code already given).
+ */
+export const customerCodeSchema = z.object({
+  code: z.string(),
+  rewardId: externalIdSchema,
+  rewardName: z.string(),
+  pointsSpent: pointsSchema.min(0),
+  claimedAt: isoDateTimeSchema,
+  /** Null for a code that never expires. */
+  expiresAt: isoDateTimeSchema.nullable(),
+  voucher: voucherTermsSchema.pick({
+    kind: true,
+    value: true,
+    currency: true,
+    minimumOrderAmount: true,
+  }),
+});
+export type CustomerCode = z.infer<typeof customerCodeSchema>;
+
+/** GET /reward/codes/{externalId}: the customer's usable codes, newest first. */
+export const customerCodesResponseSchema = z.object({
+  codes: z.array(customerCodeSchema).max(MAX_CUSTOMER_CODES),
+});
+export type CustomerCodesResponse = z.infer<typeof customerCodesResponseSchema>;

@@ -6,6 +6,7 @@ import {
   languageSchema,
   optionalUrlSchema,
 } from "./common.js";
+import { referralOfferSchema } from "./referrals.js";
 
 /** Query of the three widget configuration operations. */
 export const widgetConfigQuerySchema = z.object({ domain: domainSchema });
@@ -76,25 +77,35 @@ const sectionBase = {
   title: label,
 };
 
-/** Ways to earn shown on the programme page; `icon` picks one of the widget's icons. */
+/** A way to earn points as the widgets list it; `icon` picks one of the widgets' icons. */
+export const wayToEarnSchema = z.object({
+  icon: z.enum(["order", "referral", "club", "birthday", "social", "custom"]),
+  title: label,
+  text: z.string().max(2000),
+});
+export type WayToEarn = z.infer<typeof wayToEarnSchema>;
+
+/** Ways to earn shown on the programme page. */
 export const howToEarnSectionSchema = z.object({
   ...sectionBase,
-  items: z
-    .array(
-      z.object({
-        icon: z.enum(["order", "referral", "club", "birthday", "social", "custom"]),
-        title: label,
-        text: z.string().max(2000),
-      }),
-    )
-    .max(20),
+  items: z.array(wayToEarnSchema).max(20),
 });
+
+/**
+ * How a widget that lists rewards lets a customer claim one. On unless the merchant turns it
+ * off: a claim spends points at once, so the widget asks first, naming the points, the reward
+ * and its conditions. A configuration saved before the field existed asks too.
+ */
+const claimFields = {
+  confirmClaims: z.boolean().default(true),
+};
 
 /** The reward catalogue; claimable when the customer is identified. */
 export const rewardsSectionSchema = z.object({
   ...sectionBase,
   /** Shown when the store has no reward to list. */
   emptyText: label.optional(),
+  ...claimFields,
 });
 
 /** Balance, club and transactions of the identified customer. */
@@ -149,6 +160,8 @@ export const programPresentationConfigSchema = z
     }
   });
 export type ProgramPresentationConfig = z.infer<typeof programPresentationConfigSchema>;
+/** A configuration as written: the fields with a default may be left out. */
+export type ProgramPresentationConfigInput = z.input<typeof programPresentationConfigSchema>;
 
 /**
  * Product-points widget: what a product page says about the points a product earns.
@@ -177,12 +190,41 @@ export const cartConfigSchema = z.object({
   balanceTemplate: z.string().min(1).max(200),
   showRewards: z.boolean(),
   claimButtonText: label,
+  ...claimFields,
   /** Invitation shown to visitors who are not identified. */
   signedOutText: label.optional(),
   loginUrl: optionalUrlSchema.optional(),
   accentColor: colorSchema,
 });
 export type CartConfig = z.infer<typeof cartConfigSchema>;
+export type CartConfigInput = z.input<typeof cartConfigSchema>;
+
+/**
+ * The launcher (beyond the spec): a floating button on every page of the store, opening a panel
+ * with the customer's balance, club, rewards, codes and invitations, or the programme's pitch
+ * for a visitor. It shows only where the store's theme places `<loyalty-launcher>`.
+ */
+export const launcherConfigSchema = z.object({
+  enabled: z.boolean(),
+  /** The floating button's text. */
+  label: label.min(1),
+  position: z.enum(["bottom-right", "bottom-left"]),
+  /** The panel's heading. */
+  title: label,
+  /** What visitors read: why join. */
+  visitorText: z.string().max(2000),
+  /** Where visitors create an account, and where they sign in. */
+  signUpUrl: optionalUrlSchema.optional(),
+  loginUrl: optionalUrlSchema.optional(),
+  waysToEarn: z.array(wayToEarnSchema).max(20),
+  showRewards: z.boolean(),
+  ...claimFields,
+  /** "Invite a friend", shown to signed-in customers while the referral programme is active. */
+  showReferral: z.boolean(),
+  accentColor: colorSchema,
+});
+export type LauncherConfig = z.infer<typeof launcherConfigSchema>;
+export type LauncherConfigInput = z.input<typeof launcherConfigSchema>;
 
 /** What every widget needs of its store: language, currency and the branding fallback colour. */
 export const widgetStoreSchema = z.object({
@@ -204,13 +246,28 @@ export const programPresentationWidgetResponseSchema = z.object({
   store: widgetStoreSchema,
   config: programPresentationConfigSchema,
 });
+/**
+ * The launcher's configuration, with what the panel tells of the store's referral programme:
+ * null while there is none or it is paused (the panel then offers no invitation).
+ */
+export const launcherWidgetResponseSchema = z.object({
+  store: widgetStoreSchema,
+  config: launcherConfigSchema,
+  referral: referralOfferSchema.nullable(),
+});
+export type LauncherWidgetResponse = z.infer<typeof launcherWidgetResponseSchema>;
 export type CartWidgetResponse = z.infer<typeof cartWidgetResponseSchema>;
 export type ProductPointsWidgetResponse = z.infer<typeof productPointsWidgetResponseSchema>;
 export type ProgramPresentationWidgetResponse = z.infer<
   typeof programPresentationWidgetResponseSchema
 >;
 
-export const widgetKindSchema = z.enum(["cart", "product-points", "program-presentation"]);
+export const widgetKindSchema = z.enum([
+  "cart",
+  "product-points",
+  "program-presentation",
+  "launcher",
+]);
 export type WidgetKind = z.infer<typeof widgetKindSchema>;
 
 /** The configuration schema of each widget kind, for the back-office to validate with. */
@@ -218,4 +275,5 @@ export const widgetConfigSchemas = {
   cart: cartConfigSchema,
   "product-points": productPointsConfigSchema,
   "program-presentation": programPresentationConfigSchema,
+  launcher: launcherConfigSchema,
 } as const satisfies Record<WidgetKind, z.ZodType>;

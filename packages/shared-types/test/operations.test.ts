@@ -33,6 +33,8 @@ const SPEC_OPERATIONS = {
 const EXTENSIONS = {
   recordActivity: ["POST", "/api/activity", "basic"],
   calculateManyProductPoints: ["GET", "/point/product-points/calculate-many", "public"],
+  listCustomerCodes: ["GET", "/reward/codes/{externalId}", "hmac"],
+  getLauncherWidget: ["GET", "/store/widget/launcher", "public"],
 } as const;
 
 describe("OPERATIONS", () => {

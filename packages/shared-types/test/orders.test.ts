@@ -214,6 +214,32 @@ describe("order lines", () => {
   });
 });
 
+describe("order discount codes", () => {
+  it("reads them trimmed in both revisions, and an order without them as naming none", () => {
+    for (const [schema, order] of [
+      [registerOrderRequestV1Schema, v1Order],
+      [registerOrderRequestV2Schema, v2Order],
+    ] as const) {
+      expect(schema.parse(order).discountCodes).toEqual([]);
+      const parsed = schema.parse({ ...order, discountCodes: [" k7qx-m3rt-9whz ", "SPRING10"] });
+      expect(parsed.discountCodes).toEqual(["k7qx-m3rt-9whz", "SPRING10"]);
+    }
+  });
+
+  it("refuses an empty or overlong code, and more than 20", () => {
+    for (const discountCodes of [[""], ["  "], ["X".repeat(256)], Array(21).fill("A"), "A"]) {
+      expect(
+        registerOrderRequestV2Schema.safeParse({ ...v2Order, discountCodes }).success,
+        JSON.stringify(discountCodes),
+      ).toBe(false);
+    }
+    const codes = Array.from({ length: 20 }, (_, index) => `${"X".repeat(250)}${index}`);
+    expect(
+      registerOrderRequestV2Schema.parse({ ...v2Order, discountCodes: codes }).discountCodes,
+    ).toHaveLength(20);
+  });
+});
+
 describe("order refunds", () => {
   it("accepts a full refund or cancellation without details, in both revisions", () => {
     expect(

@@ -3,9 +3,17 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
-/** Merchants load this on every page: Smile.io's script is ~105 KB, LoyaltyLion's ~113 KB. */
-const BUDGET_GZIP = 20 * 1024;
-const TAGS = ["loyalty-product-points", "loyalty-cart-widget", "loyalty-program-presentation"];
+/**
+ * Merchants load this on every page: Smile.io's script is ~105 KB, LoyaltyLion's ~113 KB. The
+ * four elements, the launcher included, fit in 25 KB (issue 14's budget).
+ */
+const BUDGET_GZIP = 25 * 1024;
+const TAGS = [
+  "loyalty-product-points",
+  "loyalty-cart-widget",
+  "loyalty-program-presentation",
+  "loyalty-launcher",
+];
 
 const dist = new URL("../dist/", import.meta.url);
 const failures = [];

@@ -1,7 +1,7 @@
 /**
- * `@loyalty/widgets` for bundler users: importing it registers the three elements. Import one
- * widget alone with `@loyalty/widgets/product-points`, `/cart-widget` or
- * `/program-presentation`.
+ * `@loyalty/widgets` for bundler users: importing it registers the four elements. Import one
+ * widget alone with `@loyalty/widgets/product-points`, `/cart-widget`, `/program-presentation`
+ * or `/launcher`.
  */
 export { configure } from "./core/element.js";
 export { API_REVISION, clearCache } from "./core/api.js";
@@ -9,3 +9,4 @@ export type { RewardClaimedDetail } from "./core/claim-event.js";
 export { LoyaltyProductPoints } from "./product-points/product-points.js";
 export { LoyaltyCartWidget } from "./cart-widget/cart-widget.js";
 export { LoyaltyProgramPresentation } from "./program-presentation/program-presentation.js";
+export { LoyaltyLauncher } from "./launcher/launcher.js";

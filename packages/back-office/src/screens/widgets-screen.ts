@@ -2,6 +2,7 @@ import { msg, str } from "@lit/localize";
 import { Task } from "@lit/task";
 import type {
   CartConfig,
+  LauncherConfig,
   ProductPointsConfig,
   ProgramPresentationConfig,
   WidgetKind,
@@ -25,6 +26,8 @@ import { sameConfig, valueAt, withValue, withWidgetMessages, type Draft } from "
 import { extraFieldStyles } from "./widgets/fields.js";
 import {
   cartFields,
+  ITEM_PATHS,
+  launcherFields,
   presentationFields,
   productPointsFields,
   type FieldsContext,
@@ -32,7 +35,7 @@ import {
 } from "./widgets/widget-fields.js";
 import { previewStyles, SAMPLE_PRICE, widgetPreview } from "./widgets/widget-preview.js";
 
-const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation"];
+const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation", "launcher"];
 
 /** The query parameter that keeps the chosen widget in the URL (a reload, a shared link). */
 const WIDGET_PARAM = "widget";
@@ -45,6 +48,8 @@ function kindName(kind: WidgetKind): string {
       return msg("Cart");
     case "program-presentation":
       return msg("Programme page");
+    case "launcher":
+      return msg("Launcher");
   }
 }
 
@@ -64,6 +69,8 @@ function load(kind: WidgetKind, storeId: number, signal: AbortSignal): Promise<S
       return api.call("getCartWidgetConfiguration", options);
     case "program-presentation":
       return api.call("getProgramPresentationWidgetConfiguration", options);
+    case "launcher":
+      return api.call("getLauncherWidgetConfiguration", options);
   }
 }
 
@@ -83,6 +90,8 @@ function publish(kind: WidgetKind, storeId: number, config: Draft): Promise<Save
         params,
         body: config as ProgramPresentationConfig,
       });
+    case "launcher":
+      return api.call("setLauncherWidgetConfiguration", { params, body: config as LauncherConfig });
   }
 }
 
@@ -96,6 +105,8 @@ function restoreDefault(kind: WidgetKind, storeId: number): Promise<Saved> {
       return api.call("resetCartWidgetConfiguration", options);
     case "program-presentation":
       return api.call("resetProgramPresentationWidgetConfiguration", options);
+    case "launcher":
+      return api.call("resetLauncherWidgetConfiguration", options);
   }
 }
 
@@ -405,6 +416,9 @@ export class WidgetsScreen extends StoreScreen {
       case "program-presentation":
         form = presentationFields(draft as unknown as ProgramPresentationConfig, context);
         break;
+      case "launcher":
+        form = launcherFields(draft as unknown as LauncherConfig, context);
+        break;
     }
     return html`<div class="meta">
         <p class="meta__state" id="widget-state" tabindex="-1">
@@ -539,7 +553,7 @@ export class WidgetsScreen extends StoreScreen {
 
   async #addItem(list: ItemList): Promise<void> {
     if (!this.draft || !this.saved) return;
-    const path = `sections.${list}.items`;
+    const path = ITEM_PATHS[list];
     const items = (valueAt(this.draft, path) as unknown[] | undefined) ?? [];
     const item =
       list === "faq" ? { question: "", answer: "" } : { icon: "custom", title: "", text: "" };
@@ -556,7 +570,7 @@ export class WidgetsScreen extends StoreScreen {
 
   async #removeItem(list: ItemList, index: number): Promise<void> {
     if (!this.draft || !this.saved) return;
-    const path = `sections.${list}.items`;
+    const path = ITEM_PATHS[list];
     const items = [...((valueAt(this.draft, path) as unknown[] | undefined) ?? [])];
     items.splice(index, 1);
     this.draft = withValue(this.draft, path, items, this.saved.config);

@@ -135,6 +135,11 @@ export type RegisterOrderRequestV1 = {
   discountAmount?: number | undefined;
   /** The order's grand total as paid. */
   totalPaid?: number | undefined;
+  /**
+   * The discount codes the customer entered, as the platform reports them: a reward code named
+   * here (in any case) is used, and leaves the customer's list of codes.
+   */
+  discountCodes?: string[] | undefined;
   externalId?: undefined;
   externalReference?: undefined;
 };
@@ -151,6 +156,11 @@ export type RegisterOrderRequestV2 = {
   discountAmount?: number | undefined;
   /** The order's grand total as paid. */
   totalPaid?: number | undefined;
+  /**
+   * The discount codes the customer entered, as the platform reports them: a reward code named
+   * here (in any case) is used, and leaves the customer's list of codes.
+   */
+  discountCodes?: string[] | undefined;
   externalReference?: string | undefined;
   externalRef?: undefined;
 };
@@ -562,6 +572,33 @@ export type ClaimRefusal = {
   reason: ClaimRefusalReason;
 };
 
+/** A reward code the customer can still use: claimed, not expired, not used by an order. */
+export type CustomerCode = {
+  code: string;
+  rewardId: number;
+  rewardName: string;
+  pointsSpent: number;
+  claimedAt: string;
+  /** Null for a code that never expires. */
+  expiresAt: string | null;
+  voucher: {
+    /**
+     * Amount off (fixed_amount, in `currency`) or percentage off, to the hundredth (stored so:
+     * a finer value would be rounded, 0.001 % to nothing); null for free shipping.
+     */
+    value: number | null;
+    /** The currency of a fixed amount off; null for the other kinds. */
+    currency: string | null;
+    kind: VoucherKind;
+    minimumOrderAmount: number | null;
+  };
+};
+
+/** The reward codes a customer can still use, newest first. */
+export type CustomerCodesResponse = {
+  codes: CustomerCode[];
+};
+
 /** The person a customer refers. */
 export type CreateReferralRequest = {
   /** The invited person's address; the invitation is sent there. */
@@ -604,6 +641,8 @@ export type WidgetStore = {
 
 /** The cart widget's configuration. */
 export type CartConfig = {
+  accentColor: string;
+  confirmClaims: boolean;
   enabled: boolean;
   title: string;
   earnTemplate: string;
@@ -611,7 +650,6 @@ export type CartConfig = {
   balanceTemplate: string;
   showRewards: boolean;
   claimButtonText: string;
-  accentColor: string;
   /** Invitation shown to visitors who are not identified. */
   signedOutText?: string | undefined;
   loginUrl?: string | undefined;
@@ -682,6 +720,7 @@ export type ProgramPresentationConfig = {
       title: string;
     };
     rewards: {
+      confirmClaims: boolean;
       enabled: boolean;
       title: string;
       /** Shown when the store has no reward to list. */
@@ -710,6 +749,52 @@ export type ProgramPresentationConfig = {
 export type ProgramPresentationWidgetResponse = {
   store: WidgetStore;
   config: ProgramPresentationConfig;
+};
+
+/** The launcher widget's configuration. */
+export type LauncherConfig = {
+  /** "Invite a friend", shown to signed-in customers while the referral programme is active. */
+  showReferral: boolean;
+  accentColor: string;
+  confirmClaims: boolean;
+  enabled: boolean;
+  /** The floating button's text. */
+  label: string;
+  position: "bottom-right" | "bottom-left";
+  /** The panel's heading. */
+  title: string;
+  /** What visitors read: why join. */
+  visitorText: string;
+  waysToEarn: {
+    icon: "custom" | "order" | "club" | "referral" | "birthday" | "social";
+    title: string;
+    text: string;
+  }[];
+  showRewards: boolean;
+  /** Where visitors create an account, and where they sign in. */
+  signUpUrl?: string | undefined;
+  loginUrl?: string | undefined;
+};
+
+/** What the launcher tells a customer about inviting a friend. */
+export type ReferralOffer = {
+  /** Points the customer earns when the friend's first order is registered. */
+  referrerBonus: number;
+  /** What the friend's code gives. */
+  refereeVoucher: VoucherTerms;
+  /**
+   * The page an invitation links to (the programme's `landingUrl`, else the store's home page).
+   * With `loyalty_referral=<hash>` added, it is the link a customer shares with the friend they
+   * invited, by other means than the email.
+   */
+  landingUrl: string;
+};
+
+/** The launcher widget's configuration, store and referral offer. */
+export type LauncherWidgetResponse = {
+  store: WidgetStore;
+  config: LauncherConfig;
+  referral: ReferralOffer | null;
 };
 
 /** One problem found by validation. */

@@ -2,6 +2,7 @@ import type {
   ClaimRefusal,
   ClaimRewardRequest,
   ClaimRewardResponse,
+  CustomerCode,
   Reward,
 } from "../generated/contracts.js";
 import { customerIdText, type CustomerId } from "../hash.js";
@@ -24,7 +25,7 @@ function isRefusal(status: number, body: unknown, headers: Headers): boolean {
   );
 }
 
-/** The reward catalogue (public) and claims (HMAC). */
+/** The reward catalogue (public), claims and a customer's codes (HMAC). */
 export class Rewards {
   readonly #transport: Transport;
   readonly #store: StoreContext;
@@ -63,5 +64,23 @@ export class Rewards {
       },
       options,
     );
+  }
+
+  /**
+   * The codes a customer can still use, newest first (at most 100): claimed, not expired, and
+   * named by none of their orders' `discountCodes`. Each with its reward's name and the
+   * voucher's conditions. A customer the store has not seen yet has none.
+   */
+  async listCodes(externalId: CustomerId, options?: RequestOptions): Promise<CustomerCode[]> {
+    const id = customerIdText(externalId);
+    const { codes } = await this.#transport.request<{ codes: CustomerCode[] }>(
+      {
+        method: "GET",
+        path: `/reward/codes/${id}`,
+        query: { domain: this.#store.domain, hash: this.#store.customerHash(id) },
+      },
+      options,
+    );
+    return codes;
   }
 }

@@ -1,5 +1,6 @@
 import type {
   CartWidgetResponse,
+  LauncherWidgetResponse,
   ProductPointsWidgetResponse,
   ProgramPresentationWidgetResponse,
 } from "../generated/contracts.js";
@@ -35,5 +36,13 @@ export class Widgets {
   /** The programme presentation widget's configuration. */
   async programPresentation(options?: RequestOptions): Promise<ProgramPresentationWidgetResponse> {
     return this.#get("/store/widget/program-presentation", options);
+  }
+
+  /**
+   * The launcher's configuration, with the referral programme's offer (`referral`, null while
+   * the store takes no invitations). Beyond the spec.
+   */
+  async launcher(options?: RequestOptions): Promise<LauncherWidgetResponse> {
+    return this.#get("/store/widget/launcher", options);
   }
 }

@@ -32,6 +32,7 @@ declare global {
     currency: string;
     customer: { id: number; email: string };
     fully_refunded: boolean;
+    discount_codes: { code: string }[];
     line_items: {
       id: number;
       product_id: number;

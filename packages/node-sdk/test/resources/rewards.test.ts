@@ -1,7 +1,12 @@
 import { OPERATION_EXAMPLES, PARAMETER_EXAMPLES } from "@loyalty/shared-types";
 import { describe, expect, it } from "vitest";
-import { LoyaltyNotFoundError, LoyaltyPlatformError, type ClaimResult } from "../../src/index.js";
-import { answer, client, json, problem, useMockApi } from "../support/api.js";
+import {
+  LoyaltyAuthenticationError,
+  LoyaltyNotFoundError,
+  LoyaltyPlatformError,
+  type ClaimResult,
+} from "../../src/index.js";
+import { answer, client, json, legacy, problem, useMockApi } from "../support/api.js";
 
 useMockApi();
 
@@ -70,5 +75,44 @@ describe("rewards.claim", () => {
 
     expect(error).toBeInstanceOf(LoyaltyPlatformError);
     expect((error as LoyaltyPlatformError).reason).toBe("platform-credentials-rejected");
+  });
+});
+
+const codes = OPERATION_EXAMPLES.listCustomerCodes.response;
+
+describe("rewards.listCodes", () => {
+  it("GETs the customer's codes with the customer hash and returns them", async () => {
+    const seen = answer("get", "/reward/codes/1001", () => json(codes));
+
+    const result = await client().rewards.listCodes(1001);
+
+    expect(result).toEqual(codes.codes);
+    const { url, headers } = seen[0]!;
+    expect(url.searchParams.get("hash")).toBe(PARAMETER_EXAMPLES.hash);
+    expect(url.searchParams.get("domain")).toBe("https://shop.example");
+    expect(headers.get("authorization")).toBeNull();
+    expect(headers.get("idempotency-key")).toBeNull();
+  });
+
+  it("throws an authentication error for a refused hash, in either format", async () => {
+    answer("get", "/reward/codes/1001", (_, attempt) =>
+      attempt === 0 ? problem("unauthorized", 401) : legacy(401, "Unauthorized", "bad hash"),
+    );
+
+    const modern = await client()
+      .rewards.listCodes(1001)
+      .catch((e: unknown) => e);
+    const old = await client({ revision: "2026-01-01" })
+      .rewards.listCodes("1001")
+      .catch((e: unknown) => e);
+
+    expect(modern).toBeInstanceOf(LoyaltyAuthenticationError);
+    expect(old).toBeInstanceOf(LoyaltyAuthenticationError);
+  });
+
+  it("refuses an id that is not a whole number before sending anything", async () => {
+    const seen = answer("get", "/reward/codes/1001", () => json(codes));
+    await expect(client().rewards.listCodes("10 01")).rejects.toThrow(/whole number/);
+    expect(seen).toHaveLength(0);
   });
 });

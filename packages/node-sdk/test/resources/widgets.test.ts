@@ -18,6 +18,7 @@ describe("widgets", () => {
       "/store/widget/program-presentation",
       OPERATION_EXAMPLES.getProgramPresentationWidget.response,
     ],
+    ["launcher", "/store/widget/launcher", OPERATION_EXAMPLES.getLauncherWidget.response],
   ] as const)("%s GETs %s for the store's domain", async (method, path, response) => {
     const seen = answer("get", path, () => json(response));
 

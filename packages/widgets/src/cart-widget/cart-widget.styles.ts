@@ -20,6 +20,42 @@ export const styles = css`
   p {
     margin: 0;
   }
+  /* The title's bar, as tall as the title's line (1.25em × 1.5). */
+  .root > .skeleton {
+    block-size: 1.25em;
+    margin-block: 0.3125em;
+  }
+  .placeholder {
+    display: grid;
+    gap: calc(var(--_gap) / 2);
+  }
+  .placeholder.message {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: 0.5em;
+  }
+  .placeholder .skeleton {
+    --_skeleton-width: 14em;
+  }
+  .failed {
+    position: relative;
+  }
+  .failed .skeleton {
+    visibility: hidden;
+  }
+  .failure {
+    position: absolute;
+    inset: 0;
+    display: grid;
+    align-content: center;
+    padding: var(--_gap);
+  }
+  .skeleton.button-shape {
+    --_skeleton-width: 7em;
+    block-size: 2.5rem;
+    border-radius: var(--_radius);
+  }
   h2 {
     font-size: 1.25em;
   }

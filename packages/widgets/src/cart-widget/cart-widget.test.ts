@@ -17,7 +17,7 @@ import {
   useApiMock,
 } from "../../test/support/api-mock.js";
 import { CUSTOMER, DOMAIN, cartResponse, history, rewards } from "../../test/support/fixtures.js";
-import { expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
+import { claimReward, expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
 import { clearCache } from "../core/api.js";
 import type { RewardClaimedDetail } from "../core/claim-event.js";
 import type { LoyaltyCartWidget } from "./cart-widget.js";
@@ -233,6 +233,16 @@ describe("<loyalty-cart-widget>", () => {
     );
 
     await userEvent.click(page.getByRole("button", { name: "Get my code, €5 off, 500 points" }));
+    // Nothing is spent before the customer says so, with the points and the reward named.
+    await expect
+      .poll(() => element.shadowRoot!.activeElement?.getAttribute("part"))
+      .toBe("confirm-button");
+    expect(part(element, '[part="confirm"]').textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "Spend 500 points on €5 off? Confirm Cancel",
+    );
+    expect(sent).toEqual([]);
+    await expectAccessible();
+    await userEvent.keyboard("{Enter}");
 
     await expect.poll(() => textOf(element)).toContain("Your code for €5 off LOYAL-5OFF");
     expect(part(element, '[part="balance"]').textContent).toBe("You have 120 points");
@@ -282,9 +292,7 @@ describe("<loyalty-cart-widget>", () => {
       events.push(event),
     );
 
-    await userEvent.click(
-      page.getByRole("button", { name: "Get my code, Free shipping, 300 points" }),
-    );
+    await claimReward("Get my code, Free shipping, 300 points");
 
     await expect
       .poll(() => element.shadowRoot!.querySelector('[role="alert"]')?.textContent)
@@ -312,7 +320,7 @@ describe("<loyalty-cart-widget>", () => {
     );
     const element = await mount<LoyaltyCartWidget>(tag(IDENTIFIED));
 
-    await userEvent.click(page.getByRole("button", { name: "Get my code, €5 off, 500 points" }));
+    await claimReward("Get my code, €5 off, 500 points");
 
     await expect
       .poll(() => element.shadowRoot!.querySelector('[role="alert"]')?.textContent)

@@ -45,6 +45,28 @@ function usable(line: unknown): line is CartLine {
   );
 }
 
+/**
+ * The box as it is once loaded, in grey, under the title's bar: the points line and the sign-in
+ * invitation for a visitor; for a customer the points and balance lines and one affordable
+ * reward (a customer may have none, or several: one is the middle ground).
+ */
+const line = html`<p class="placeholder"><span class="skeleton"></span></p>`;
+const VISITOR_SKELETON = html`<div class="placeholder" aria-hidden="true">
+  ${line}
+  <p class="placeholder message">
+    <span class="skeleton"></span><span class="skeleton button-shape"></span>
+  </p>
+</div>`;
+const CUSTOMER_SKELETON = html`<div class="placeholder" aria-hidden="true">
+  ${line}${line}${line}
+  <ul class="rewards">
+    <li class="reward">
+      <div class="reward-text">${line}${line}${line}</div>
+      <span class="skeleton button-shape"></span>
+    </li>
+  </ul>
+</div>`;
+
 interface Data {
   endpoint: Endpoint;
   customer: Customer | undefined;
@@ -84,8 +106,13 @@ interface Data {
  * @csspart reward-name - A reward's name.
  * @csspart reward-cost - A reward's cost in points.
  * @csspart claim-button - A reward's claim button.
+ * @csspart conditions - A reward's conditions: minimum order, how long its code lasts.
+ * @csspart confirm - The question asked before a claim spends points, with its buttons.
+ * @csspart confirm-button - The button that confirms a claim.
+ * @csspart cancel-button - The button that cancels a claim.
  * @csspart code - A claimed reward's code, with its copy button.
  * @csspart copy-button - The button that copies a code.
+ * @csspart code-conditions - A claimed code's end date and minimum order.
  *
  * @cssprop --loyalty-accent-color - Buttons and numbers (default: the configuration's accent colour, then the store's branding colour).
  * @cssprop --loyalty-accent-text-color - Text on buttons (default: white).
@@ -181,10 +208,15 @@ export class LoyaltyCartWidget extends LoyaltyElement {
     if (data && !this.withDraft(data.response).config.enabled) return nothing;
     let content: unknown;
     let style = "";
-    if (status === "error") {
-      content = html`<p>${t("unavailable")}</p>`;
-    } else if (!data) {
-      content = loading(locale);
+    if (status === "error" || !data) {
+      // Failed keeps the loading box's size, its message over the hidden skeleton: the cart
+      // page does not move when either ends.
+      const skeleton = this.customer ? CUSTOMER_SKELETON : VISITOR_SKELETON;
+      content =
+        status === "error"
+          ? html`<span class="skeleton"></span>${skeleton}
+              <p class="failure">${t("unavailable")}</p>`
+          : html`${loading(locale)}${skeleton}`;
     } else {
       const { config, store } = this.withDraft(data.response);
       const { account, customer } = data;
@@ -229,7 +261,9 @@ export class LoyaltyCartWidget extends LoyaltyElement {
                     locale,
                     // What the customer can spend: pending points cannot be.
                     balance: typeof account === "object" ? account.available : undefined,
+                    currency: store.currency,
                     claimButtonText: config.claimButtonText,
+                    confirmClaims: config.confirmClaims,
                   },
                   affordable,
                 )}`
@@ -237,7 +271,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
         }`;
     }
     return html`<div
-      class="root"
+      class="root ${status === "error" ? "failed" : ""}"
       part="base"
       lang=${locale.lang}
       aria-busy=${status === "loading"}

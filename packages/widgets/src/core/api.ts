@@ -4,7 +4,11 @@ import type {
   CartWidgetResponse,
   ClaimRefusal,
   ClaimRewardResponse,
+  CreateReferralRequest,
+  CreateReferralResponse,
+  CustomerCodesResponse,
   CustomerHistoryResponseV2,
+  LauncherWidgetResponse,
   ProductPointsWidgetResponse,
   ProgramPresentationWidgetResponse,
   RewardListResponse,
@@ -32,6 +36,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The problem's reason (`referral-already-pending`), when the answer named one. */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = "LoyaltyApiError";
@@ -42,6 +48,7 @@ export interface WidgetResponses {
   cart: CartWidgetResponse;
   "product-points": ProductPointsWidgetResponse;
   "program-presentation": ProgramPresentationWidgetResponse;
+  launcher: LauncherWidgetResponse;
 }
 
 function url(endpoint: Endpoint, path: string, query: Record<string, string | undefined> = {}) {
@@ -80,8 +87,14 @@ async function send<T>(
 }
 
 async function failure(response: Response): Promise<ApiError> {
-  const body = (await response.json().catch(() => ({}))) as { detail?: string; message?: string };
-  return new ApiError(response.status, body.detail ?? body.message ?? response.statusText);
+  const body = (await response.json().catch(() => ({}))) as {
+    type?: string;
+    detail?: string;
+    message?: string;
+  };
+  // A problem's type ends with its reason: https://…/problems/referral-already-pending.
+  const reason = typeof body.type === "string" ? body.type.split("/").pop() : undefined;
+  return new ApiError(response.status, body.detail ?? body.message ?? response.statusText, reason);
 }
 
 /**
@@ -367,9 +380,29 @@ export function customerHistory(
   return pending;
 }
 
-/** Every history read is stale once the balance moved. */
-function forgetHistories(): void {
-  for (const key of reads.keys()) if (key.includes(HISTORY_PATH)) reads.delete(key);
+const CODES_PATH = "/reward/codes/";
+
+/**
+ * The reward codes the customer can still use. No revision header: the answer is the same in
+ * every revision, so the read stays a CORS simple request, without a preflight.
+ */
+export function customerCodes(
+  endpoint: Endpoint,
+  customer: Customer,
+): Promise<CustomerCodesResponse> {
+  diagnoseCustomer(endpoint, customer);
+  const pending = read<CustomerCodesResponse>(
+    url(endpoint, `${CODES_PATH}${encodeURIComponent(customer.id)}`, { hash: customer.hash }),
+  );
+  pending.catch((error: unknown) => diagnoseCustomer(endpoint, customer, error));
+  return pending;
+}
+
+/** Every read of a customer's balance and codes is stale once a claim moved them. */
+function forgetCustomerReads(): void {
+  for (const key of reads.keys()) {
+    if (key.includes(HISTORY_PATH) || key.includes(CODES_PATH)) reads.delete(key);
+  }
 }
 
 function idempotencyKey(): string {
@@ -428,6 +461,43 @@ export async function claimReward(
     }
   } finally {
     // Whatever came of it, the balance may have moved: the next history read asks the API.
-    forgetHistories();
+    forgetCustomerReads();
+  }
+}
+
+/**
+ * Invites a friend by email: the server sends the invitation. A refusal (the friend is already
+ * a customer, or already invited) is an ApiError whose `reason` says which.
+ */
+export async function inviteFriend(
+  endpoint: Endpoint,
+  customer: Customer,
+  friend: CreateReferralRequest,
+): Promise<CreateReferralResponse> {
+  const target = url(endpoint, "/point/referral", {
+    externalId: customer.id,
+    hash: customer.hash,
+  });
+  diagnoseCustomer(endpoint, customer);
+  try {
+    return await send(
+      target,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          revision: API_REVISION,
+          "idempotency-key": idempotencyKey(),
+        },
+        body: JSON.stringify(friend),
+      },
+      async (response) => {
+        if (response.status === 201) return (await response.json()) as CreateReferralResponse;
+        throw await failure(response);
+      },
+    );
+  } catch (error) {
+    diagnoseCustomer(endpoint, customer, error);
+    throw error;
   }
 }

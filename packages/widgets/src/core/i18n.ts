@@ -21,6 +21,11 @@ const en = {
   claim: "Claim",
   claimFor: "Claim {name} for {points}",
   claiming: "Claiming…",
+  confirmClaim: "Spend {points} on {name}?",
+  confirm: "Confirm",
+  cancel: "Cancel",
+  minimumOrder: "On orders of {amount} or more",
+  validFor: "Valid {duration} once claimed",
   yourCode: "Your code for {name}",
   copy: "Copy code",
   copied: "Copied",
@@ -46,6 +51,34 @@ const en = {
   manual_adjustment: "Adjustment",
   expiry: "Expired points",
   activity_bonus: "Bonus",
+  close: "Close",
+  available: "Spendable now",
+  multiplier: "{multiplier}× points on every order",
+  waysToEarn: "Ways to earn",
+  rewards: "Rewards",
+  myCodes: "My codes",
+  noCodes: "No code to use yet: claim a reward and its code stays here.",
+  invite: "Invite a friend",
+  inviteOffer:
+    "Your friend gets {offer} on their first order, and you earn {points} when they place it.",
+  amountOff: "{amount} off",
+  freeShipping: "free shipping",
+  friendEmail: "Your friend's email",
+  friendName: "Their first name (optional)",
+  sendInvite: "Send the invitation",
+  sending: "Sending…",
+  invited: "Invitation sent to {email}.",
+  inviteAnother: "Invite another friend",
+  shareLink: "Share the invitation link",
+  copyLink: "Copy the invitation link",
+  linkCopied: "Link copied",
+  shareText: "Here is your invitation to {store}",
+  "referral-customer-already-exists": "This person is already a customer of the store.",
+  "referral-already-pending": "This person has already been invited.",
+  "referral-already-completed": "This person already joined through an invitation.",
+  "validation-failed": "Check the email address.",
+  inviteFailed: "The invitation could not be sent. Please try again.",
+  join: "Join",
 };
 
 export type StringKey = keyof typeof en;
@@ -69,6 +102,11 @@ const fr: Partial<Record<StringKey, string>> = {
   claim: "Obtenir",
   claimFor: "Obtenir {name} pour {points}",
   claiming: "En cours…",
+  confirmClaim: "Dépenser {points} pour {name} ?",
+  confirm: "Confirmer",
+  cancel: "Annuler",
+  minimumOrder: "Dès {amount} d’achat",
+  validFor: "Valable {duration} après l’obtention",
   yourCode: "Votre code pour {name}",
   copy: "Copier le code",
   copied: "Copié",
@@ -94,6 +132,34 @@ const fr: Partial<Record<StringKey, string>> = {
   manual_adjustment: "Ajustement",
   expiry: "Points expirés",
   activity_bonus: "Bonus",
+  close: "Fermer",
+  available: "Utilisables maintenant",
+  multiplier: "Points ×{multiplier} sur chaque commande",
+  waysToEarn: "Comment gagner des points",
+  rewards: "Récompenses",
+  myCodes: "Mes codes",
+  noCodes: "Aucun code à utiliser pour le moment : obtenez une récompense, son code restera ici.",
+  invite: "Parrainer un ami",
+  inviteOffer:
+    "Votre ami reçoit {offer} sur sa première commande, et vous gagnez {points} quand il la passe.",
+  amountOff: "{amount} de réduction",
+  freeShipping: "la livraison offerte",
+  friendEmail: "E-mail de votre ami",
+  friendName: "Son prénom (facultatif)",
+  sendInvite: "Envoyer l’invitation",
+  sending: "Envoi…",
+  invited: "Invitation envoyée à {email}.",
+  inviteAnother: "Parrainer un autre ami",
+  shareLink: "Partager le lien d’invitation",
+  copyLink: "Copier le lien d’invitation",
+  linkCopied: "Lien copié",
+  shareText: "Voici votre invitation chez {store}",
+  "referral-customer-already-exists": "Cette personne est déjà cliente de la boutique.",
+  "referral-already-pending": "Cette personne a déjà été invitée.",
+  "referral-already-completed": "Cette personne a déjà rejoint la boutique grâce à une invitation.",
+  "validation-failed": "Vérifiez l’adresse e-mail.",
+  inviteFailed: "L’invitation n’a pas pu être envoyée. Veuillez réessayer.",
+  join: "S’inscrire",
 };
 
 const tables: Record<string, Partial<Record<StringKey, string>>> = { en, fr };
@@ -107,6 +173,12 @@ export interface Locale {
   /** "1 point", "250 points". */
   points: (value: number) => string;
   date: (iso: string) => string;
+  /** An amount in a currency: "€50.00", "50,00 €". */
+  money: (amount: number, currency: string) => string;
+  /** A number of days: "30 days", "1 jour". */
+  days: (value: number) => string;
+  /** A percentage given in hundredths: 10 is "10%", "10 %". */
+  percent: (value: number) => string;
 }
 
 const locales = new Map<string, Locale>();
@@ -118,10 +190,13 @@ export function locale(lang: string | undefined): Locale {
   if (!found) {
     const table = tables[tag.toLowerCase().split("-")[0] ?? "en"] ?? {};
     let numbers: Intl.NumberFormat, plural: Intl.PluralRules, dates: Intl.DateTimeFormat;
+    let days: Intl.NumberFormat, percent: Intl.NumberFormat;
     try {
       numbers = new Intl.NumberFormat(tag);
       plural = new Intl.PluralRules(tag);
       dates = new Intl.DateTimeFormat(tag, { dateStyle: "medium" });
+      days = new Intl.NumberFormat(tag, { style: "unit", unit: "day", unitDisplay: "long" });
+      percent = new Intl.NumberFormat(tag, { style: "percent", maximumFractionDigits: 2 });
     } catch {
       // A malformed lang attribute must not break the widget.
       return locale("en");
@@ -136,6 +211,16 @@ export function locale(lang: string | undefined): Locale {
       points: (value) =>
         `${numbers.format(value)} ${t(plural.select(value) === "one" ? "point" : "points")}`,
       date: (iso) => dates.format(new Date(iso)),
+      money: (amount, currency) => {
+        try {
+          return new Intl.NumberFormat(tag, { style: "currency", currency }).format(amount);
+        } catch {
+          // A currency code this browser does not know still shows the amount.
+          return `${numbers.format(amount)} ${currency}`;
+        }
+      },
+      days: (value) => days.format(value),
+      percent: (value) => percent.format(value / 100),
     };
     locales.set(tag, found);
   }

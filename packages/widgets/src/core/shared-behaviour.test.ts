@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { page, userEvent } from "vitest/browser";
+import { userEvent } from "vitest/browser";
 import { claimRewardResponseSchema, type CustomerHistoryResponseV2 } from "@loyalty/shared-types";
 import {
   API,
@@ -19,7 +19,7 @@ import {
   productPointsResponse,
   rewards,
 } from "../../test/support/fixtures.js";
-import { mount, part, textOf } from "../../test/support/dom.js";
+import { claimReward, mount, part, textOf } from "../../test/support/dom.js";
 import { clearCache } from "./api.js";
 import { configure, type LoyaltyElement } from "./element.js";
 import "../index.js";
@@ -222,7 +222,7 @@ describe("what the widgets share", () => {
     );
     expect(part(programme, '[part="balance"]').textContent).toBe("620 points");
 
-    await userEvent.click(page.getByRole("button", { name: /^Get my code, €5 off/ }));
+    await claimReward(/^Get my code, €5 off/);
     await expect.poll(() => part(programme, '[part="balance"]').textContent).toBe("120 points");
     expect(textOf(cart)).toContain("You have 120 points");
 
@@ -248,7 +248,7 @@ describe("what the widgets share", () => {
   it("never shows one customer's code to the next (a sign-out without a page load)", async () => {
     serveClaims();
     const cart = await mount<LoyaltyCartWidget>(cartTag());
-    await userEvent.click(page.getByRole("button", { name: /^Get my code, Free shipping/ }));
+    await claimReward(/^Get my code, Free shipping/);
     await expect.poll(() => cart.shadowRoot!.querySelector("code")?.textContent).toBe("CODE-1");
 
     cart.setAttribute("customer-id", OTHER.id);
@@ -269,14 +269,20 @@ describe("what the widgets share", () => {
     const button = part<HTMLButtonElement>(cart, '[part="claim-button"]');
     button.focus();
     await userEvent.keyboard("{Enter}");
+    await expect
+      .poll(() => cart.shadowRoot!.activeElement?.getAttribute("part"))
+      .toBe("confirm-button");
+    await userEvent.keyboard("{Enter}");
     await expect.poll(() => textOf(cart)).toContain("This reward is no longer available.");
-    expect(cart.shadowRoot!.activeElement).toBe(button);
+    // The same reward's claim button, drawn again after the confirmation.
+    expect(cart.shadowRoot!.activeElement?.id).toBe(button.id);
+    expect(cart.shadowRoot!.activeElement?.getAttribute("part")).toBe("claim-button");
   });
 
   it("copies a code to the clipboard and says so to screen readers", async () => {
     serveClaims();
     const cart = await mount<LoyaltyCartWidget>(cartTag());
-    await userEvent.click(page.getByRole("button", { name: /^Get my code, €5 off/ }));
+    await claimReward(/^Get my code, €5 off/);
     const status = () => part(cart, '.sr-only[role="status"]').textContent;
     await expect.poll(status).toBe("Your code for €5 off: CODE-2");
     const copy = part<HTMLButtonElement>(cart, '[part="copy-button"]');
@@ -299,7 +305,7 @@ describe("values a later API may add", () => {
       ),
     );
     const cart = await mount<LoyaltyCartWidget>(cartTag());
-    await userEvent.click(page.getByRole("button", { name: /^Get my code, €5 off/ }));
+    await claimReward(/^Get my code, €5 off/);
     await expect
       .poll(() => textOf(cart))
       .toContain("The reward could not be claimed. Please try again.");

@@ -155,4 +155,16 @@ export const rewardsStyles = css`
     flex-basis: 100%;
     margin: 0;
   }
+  .confirm {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    justify-content: end;
+    gap: 0.5em;
+  }
+  .confirm p {
+    flex-basis: 100%;
+    margin: 0;
+    text-align: end;
+  }
 `;

@@ -44,6 +44,28 @@ export const styles = css`
     background: var(--loyalty-skeleton-color, rgb(0 0 0 / 0.08));
     color: inherit;
   }
+  /* A screen's height below the banner while loading: the sections grow below the fold. */
+  .skeleton-sections {
+    display: grid;
+    align-content: start;
+    gap: calc(var(--_gap) * 2);
+    min-block-size: 100vh;
+  }
+  .skeleton-section {
+    display: grid;
+    gap: 0.75em;
+    padding-inline: var(--_gap);
+  }
+  .skeleton-section .skeleton {
+    --_skeleton-width: 100%;
+  }
+  .skeleton-section .heading {
+    --_skeleton-width: 12em;
+    block-size: 1.5em;
+  }
+  .skeleton-section .short {
+    --_skeleton-width: 60%;
+  }
   picture,
   .content {
     grid-area: 1 / 1;

@@ -4,6 +4,7 @@ import { delay } from "msw";
 import {
   customerHistoryResponseV2Schema,
   type CustomerHistoryResponseV2,
+  type ProgramPresentationConfigInput,
   type ProgramPresentationWidgetResponse,
 } from "@loyalty/shared-types";
 import {
@@ -29,7 +30,7 @@ import "./program-presentation.js";
 useApiMock();
 
 type Header = ProgramPresentationWidgetResponse["config"]["header"];
-type Sections = ProgramPresentationWidgetResponse["config"]["sections"];
+type Sections = ProgramPresentationConfigInput["sections"];
 type Widget = LoyaltyProgramPresentation;
 
 const IDENTIFIED = `customer-id="${CUSTOMER.id}" customer-hash="${CUSTOMER.hash}"`;
@@ -450,9 +451,9 @@ describe("<loyalty-program-presentation> sections", () => {
   it("shows visitors the rewards without claim buttons, and the history's invitation to sign in", async () => {
     const element = await mount<Widget>(tag());
     expect(texts(element, '[part="reward"]')).toEqual([
-      "Free shipping 300 points Free delivery on your next order.",
-      "€5 off 500 points €5 off your next order.",
-      "10% off 900 points",
+      "Free shipping 300 points Free delivery on your next order. Valid 30 days once claimed",
+      "€5 off 500 points €5 off your next order. Valid 30 days once claimed",
+      "10% off 900 points Valid 30 days once claimed",
     ]);
     expect(all(element, '[part="claim-button"]')).toEqual([]);
     const history = part(element, "#history");
@@ -535,6 +536,7 @@ describe("<loyalty-program-presentation> sections", () => {
     expect(part(element, '[part="balance"]').textContent).toBe("620 points");
 
     await userEvent.click(buttons[1]!);
+    await userEvent.click(page.getByRole("button", { name: "Confirm", exact: true }));
 
     await expect.poll(() => texts(element, '[part="code"]')[0]).toContain("LOYAL-5OFF");
     expect(claims).toEqual([{ id: CUSTOMER.id, body: { rewardId: 2 } }]);

@@ -91,6 +91,17 @@ class BannerHtml extends Directive {
 }
 const bannerHtml = directive(BannerHtml);
 
+/** The loading sections: a heading and a few lines each, decorative. */
+const SKELETON = html`<div class="skeleton-sections" aria-hidden="true">
+  ${[0, 1, 2].map(
+    () =>
+      html`<div class="skeleton-section">
+        <span class="skeleton heading"></span><span class="skeleton"></span
+        ><span class="skeleton"></span><span class="skeleton short"></span>
+      </div>`,
+  )}
+</div>`;
+
 /**
  * The loyalty programme's page: a banner with buttons leading to its sections (how to earn,
  * rewards, the customer's points and history, questions), as the back-office configures them.
@@ -113,7 +124,13 @@ const bannerHtml = directive(BannerHtml);
  * @csspart rewards - The rewards list.
  * @csspart reward - A reward.
  * @csspart claim-button - A reward's claim button (identified customers).
+ * @csspart conditions - A reward's conditions: minimum order, how long its code lasts.
+ * @csspart confirm - The question asked before a claim spends points, with its buttons.
+ * @csspart confirm-button - The button that confirms a claim.
+ * @csspart cancel-button - The button that cancels a claim.
  * @csspart code - A claimed reward's code.
+ * @csspart copy-button - The button that copies a code.
+ * @csspart code-conditions - A claimed code's end date and minimum order.
  * @csspart balance - The customer's balance.
  * @csspart transaction - A transaction of the history.
  * @csspart more-button - The button loading older transactions.
@@ -394,15 +411,19 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
     const locale = this.locale(data?.response.store.language);
     const { t } = locale;
     if (!data || status === "error") {
-      // The banner's height is kept from the start: loading, loaded or failed, the page never jumps.
-      return html`<div class="root" lang=${locale.lang} aria-busy=${status === "loading"}>
+      const failed = status === "error";
+      // The banner's height is kept from the start. While loading, the sections' skeleton takes
+      // at least a screen below it: what follows the widget starts below the fold, so the
+      // sections can grow as tall as they are without moving what the customer sees.
+      return html`<div class="root" lang=${locale.lang} aria-busy=${!failed}>
         <div part="header" class="header placeholder">
           ${
-            status === "error"
+            failed
               ? html`<p>${t("unavailable")}</p>`
               : html`<span class="sr-only">${t("loading")}</span>`
           }
         </div>
+        ${failed ? nothing : SKELETON}
       </div>`;
     }
     const { store, config } = this.withDraft(data.response);
@@ -452,6 +473,8 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
                   locale,
                   // What the customer can spend: pending points cannot be.
                   balance: history?.availablePoints,
+                  currency: store.currency,
+                  confirmClaims: sections.rewards.confirmClaims,
                 },
                 rewards,
               )

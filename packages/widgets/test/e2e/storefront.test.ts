@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { commands, page, userEvent } from "vitest/browser";
+import { commands } from "vitest/browser";
 import type { RewardClaimedDetail } from "../../src/index.js";
-import { mount, textOf } from "../support/dom.js";
+import { claimReward, mount, textOf } from "../support/dom.js";
 import "../../src/index.js";
 
 const attributes = (values: Record<string, string>) =>
@@ -43,7 +43,7 @@ it("runs a store's pages on the real server, called from another origin", async 
       resolve((event as CustomEvent<RewardClaimedDetail>).detail),
     ),
   );
-  await userEvent.click(page.getByRole("button", { name: /Free shipping/ }));
+  await claimReward(/Free shipping/);
   const { code, balance: after } = await claimed;
   expect(after).toBe(340);
   await expect.poll(() => cart.shadowRoot!.querySelector("code")?.textContent).toBe(code);

@@ -8,7 +8,9 @@ import {
   CUSTOMER,
   DOMAIN,
   cartResponse,
+  codes,
   history,
+  launcherResponse,
   presentationResponse,
   productPointsResponse,
   rewards,
@@ -33,6 +35,7 @@ export const defaultHandlers: RequestHandler[] = [
   http.get(`${API}/store/widget/program-presentation`, () =>
     HttpResponse.json(presentationResponse()),
   ),
+  http.get(`${API}/store/widget/launcher`, () => HttpResponse.json(launcherResponse())),
   http.get(`${API}/reward/list`, () => HttpResponse.json(rewards)),
   // The demo store's default rule: one point per currency unit, floored.
   // Read by the server's own schema: an item the widgets write wrong is refused, as it would be.
@@ -68,6 +71,16 @@ export const defaultHandlers: RequestHandler[] = [
       );
     }
     return HttpResponse.json(history());
+  }),
+  http.get(`${API}/reward/codes/:id`, ({ params, request }) => {
+    const hash = new URL(request.url).searchParams.get("hash");
+    if (params["id"] !== CUSTOMER.id || hash !== CUSTOMER.hash) {
+      return HttpResponse.json(
+        { statusCode: 401, error: "Unauthorized", message: "Invalid hash" },
+        { status: 401 },
+      );
+    }
+    return HttpResponse.json(codes());
   }),
 ];
 

@@ -1,5 +1,6 @@
 import axe from "axe-core";
 import { expect } from "vitest";
+import { page, userEvent } from "vitest/browser";
 
 /** Adds markup to the page and waits for its first element's data to be rendered. */
 export async function mount<T extends HTMLElement & { updateComplete: Promise<boolean> }>(
@@ -36,4 +37,10 @@ export async function expectAccessible(): Promise<void> {
       `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`,
   );
   expect(violations).toEqual([]);
+}
+
+/** Claims a reward as a shopper does: its claim button, then the confirmation's. */
+export async function claimReward(name: string | RegExp): Promise<void> {
+  await userEvent.click(page.getByRole("button", { name }));
+  await userEvent.click(page.getByRole("button", { name: "Confirm", exact: true }));
 }

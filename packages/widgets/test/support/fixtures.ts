@@ -1,12 +1,19 @@
 import {
   cartWidgetResponseSchema,
+  customerCodesResponseSchema,
+  launcherWidgetResponseSchema,
   customerHistoryResponseV2Schema,
   productPointsWidgetResponseSchema,
   programPresentationWidgetResponseSchema,
   rewardListResponseSchema,
+  type CartConfigInput,
   type CartWidgetResponse,
+  type CustomerCodesResponse,
+  type LauncherConfigInput,
+  type LauncherWidgetResponse,
   type CustomerHistoryResponseV2,
   type ProductPointsWidgetResponse,
+  type ProgramPresentationConfigInput,
   type ProgramPresentationWidgetResponse,
   type RewardListResponse,
 } from "@loyalty/shared-types";
@@ -36,7 +43,7 @@ export const productPointsResponse = (
   });
 
 export const cartResponse = (
-  config: Partial<CartWidgetResponse["config"]> = {},
+  config: Partial<CartConfigInput> = {},
   storeChanges: Partial<typeof store> = {},
 ): CartWidgetResponse =>
   cartWidgetResponseSchema.parse({
@@ -56,7 +63,7 @@ export const cartResponse = (
     },
   });
 
-type Presentation = ProgramPresentationWidgetResponse["config"];
+type Presentation = ProgramPresentationConfigInput;
 
 export const presentationResponse = (
   header: Partial<Presentation["header"]> = {},
@@ -211,3 +218,60 @@ export const history = (
     ...changes,
   });
 };
+
+export const launcherResponse = (
+  config: Partial<LauncherConfigInput> = {},
+  storeChanges: Partial<typeof store> = {},
+  referral: LauncherWidgetResponse["referral"] | undefined = undefined,
+): LauncherWidgetResponse =>
+  launcherWidgetResponseSchema.parse({
+    store: { ...store, ...storeChanges },
+    config: {
+      enabled: true,
+      label: "Rewards",
+      position: "bottom-right",
+      title: "Shop rewards",
+      visitorText: "Join Shop rewards: points on every order.",
+      signUpUrl: "https://shop.example/account/register",
+      loginUrl: "https://shop.example/account",
+      waysToEarn: [
+        { icon: "order", title: "Shop", text: "1 point per euro spent." },
+        { icon: "referral", title: "Refer a friend", text: "200 points per friend." },
+      ],
+      showRewards: true,
+      showReferral: true,
+      accentColor: "#0b6e4f",
+      ...config,
+    },
+    referral:
+      referral === undefined
+        ? {
+            referrerBonus: 200,
+            refereeVoucher: {
+              kind: "fixed_amount",
+              value: 10,
+              currency: "EUR",
+              minimumOrderAmount: 40,
+              validityDays: 30,
+            },
+            landingUrl: "https://shop.example/welcome",
+          }
+        : referral,
+  });
+
+/** The customer's usable codes: one from a claim of €5 off, valid until the end of the year. */
+export const codes = (changes: Partial<CustomerCodesResponse> = {}): CustomerCodesResponse =>
+  customerCodesResponseSchema.parse({
+    codes: [
+      {
+        code: "LOYAL-OLD5",
+        rewardId: 2,
+        rewardName: "€5 off",
+        pointsSpent: 500,
+        claimedAt: "2026-11-01T10:00:00.000Z",
+        expiresAt: "2026-12-01T10:00:00.000Z",
+        voucher: { kind: "fixed_amount", value: 5, currency: "EUR", minimumOrderAmount: 30 },
+      },
+    ],
+    ...changes,
+  });

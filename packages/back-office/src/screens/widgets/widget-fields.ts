@@ -3,8 +3,10 @@ import type {
   AdminStore,
   ButtonAction,
   CartConfig,
+  LauncherConfig,
   ProductPointsConfig,
   ProgramPresentationConfig,
+  WayToEarn,
 } from "@loyalty/shared-types";
 import { html, nothing, type TemplateResult } from "lit";
 import { formatNumber } from "../../ui/format.js";
@@ -18,10 +20,17 @@ import { checkboxField, colorField } from "./fields.js";
  * and of the server land next to the field of their path.
  */
 
-/** The lists of the programme page whose items the merchant adds and removes. */
-export type ItemList = "howToEarn" | "faq";
+/** The lists whose items the merchant adds and removes: the programme page's and the launcher's. */
+export type ItemList = "howToEarn" | "faq" | "waysToEarn";
 
-export const MAX_ITEMS: Record<ItemList, number> = { howToEarn: 20, faq: 50 };
+export const MAX_ITEMS: Record<ItemList, number> = { howToEarn: 20, faq: 50, waysToEarn: 20 };
+
+/** Where each list is in its configuration. */
+export const ITEM_PATHS: Record<ItemList, string> = {
+  howToEarn: "sections.howToEarn.items",
+  faq: "sections.faq.items",
+  waysToEarn: "waysToEarn",
+};
 
 export interface FieldsContext {
   store: AdminStore;
@@ -139,6 +148,7 @@ export function cartFields(config: CartConfig, context: FieldsContext): Template
         msg("Show the rewards the customer can claim"),
         config.showRewards,
       )}
+      ${check(context, "confirmClaims", CONFIRM_LABEL(), config.confirmClaims, CONFIRM_HINT())}
       ${text(context, "claimButtonText", msg("Claim button"), config.claimButtonText)}
     </fieldset>
     <fieldset>
@@ -267,6 +277,113 @@ export const ICON_OPTIONS = () => [
   { value: "custom", label: msg("Other") },
 ];
 
+/** A list of ways to earn: the programme page's and the launcher's. */
+function waysToEarn(context: FieldsContext, list: ItemList, ways: readonly WayToEarn[]) {
+  const errors = context.errors;
+  return items(
+    context,
+    list,
+    ways.length,
+    (index) => {
+      const item = ways[index]!;
+      const path = `${ITEM_PATHS[list]}.${index}`;
+      return html`${selectField({
+        name: `${path}.icon`,
+        label: msg("Icon"),
+        value: item.icon,
+        options: ICON_OPTIONS(),
+        error: errors[`${path}.icon`],
+      })}
+      ${text(context, `${path}.title`, msg("Title"), item.title)}
+      ${textareaField({
+        name: `${path}.text`,
+        label: msg("Text"),
+        rows: 2,
+        value: item.text,
+        error: errors[`${path}.text`],
+      })}`;
+    },
+    {
+      item: (position) => msg(str`Way to earn ${position}`),
+      add: msg("Add a way to earn"),
+    },
+  );
+}
+
+const CONFIRM_LABEL = () => msg("Ask the customer to confirm before spending points");
+const CONFIRM_HINT = () => msg("The widget names the points, the reward and its conditions first.");
+
+export function launcherFields(config: LauncherConfig, context: FieldsContext): TemplateResult {
+  return html`<fieldset>
+      <legend>${msg("Content")}</legend>
+      ${check(
+        context,
+        "enabled",
+        msg("Show the launcher on the store's pages"),
+        config.enabled,
+        msg("Where the theme places <loyalty-launcher>."),
+      )}
+      ${text(context, "label", msg("Button text"), config.label, { required: true })}
+      ${selectField({
+        name: "position",
+        label: msg("Button position"),
+        value: config.position,
+        options: [
+          { value: "bottom-right", label: msg("Bottom right") },
+          { value: "bottom-left", label: msg("Bottom left") },
+        ],
+        error: context.errors["position"],
+      })}
+      ${text(context, "title", msg("Panel title"), config.title)}
+    </fieldset>
+    <fieldset>
+      <legend>${msg("Visitors")}</legend>
+      ${textareaField({
+        name: "visitorText",
+        label: msg("Why join"),
+        rows: 3,
+        value: config.visitorText,
+        hint: msg("What visitors who are not signed in read first."),
+        error: context.errors["visitorText"],
+      })}
+      ${text(context, "signUpUrl", msg("Sign-up page"), config.signUpUrl, {
+        type: "url",
+        hint: URL_HINT(),
+      })}
+      ${text(context, "loginUrl", msg("Sign-in page"), config.loginUrl, {
+        type: "url",
+        hint: URL_HINT(),
+      })}
+    </fieldset>
+    <fieldset>
+      <legend>${msg("Ways to earn")}</legend>
+      ${waysToEarn(context, "waysToEarn", config.waysToEarn)}
+    </fieldset>
+    <fieldset>
+      <legend>${msg("Signed-in customers")}</legend>
+      ${check(context, "showRewards", msg("Show the rewards"), config.showRewards)}
+      ${check(context, "confirmClaims", CONFIRM_LABEL(), config.confirmClaims, CONFIRM_HINT())}
+      ${check(
+        context,
+        "showReferral",
+        msg("Let customers invite a friend"),
+        config.showReferral,
+        msg("Shown while the referral programme is active."),
+      )}
+    </fieldset>
+    <fieldset>
+      <legend>${msg("Colours")}</legend>
+      ${colour(
+        context,
+        "accentColor",
+        msg("Accent colour"),
+        config.accentColor,
+        BRANDING_HINT(),
+        context.store.brandingColor,
+      )}
+    </fieldset>`;
+}
+
 export function presentationFields(
   config: ProgramPresentationConfig,
   context: FieldsContext,
@@ -355,34 +472,7 @@ export function presentationFields(
       <legend>${msg("How to earn")}</legend>
       ${sectionToggle(context, "howToEarn", howToEarn.enabled)}
       ${text(context, "sections.howToEarn.title", msg("Title"), howToEarn.title)}
-      ${items(
-        context,
-        "howToEarn",
-        howToEarn.items.length,
-        (index) => {
-          const item = howToEarn.items[index]!;
-          const path = `sections.howToEarn.items.${index}`;
-          return html`${selectField({
-            name: `${path}.icon`,
-            label: msg("Icon"),
-            value: item.icon,
-            options: ICON_OPTIONS(),
-            error: errors[`${path}.icon`],
-          })}
-          ${text(context, `${path}.title`, msg("Title"), item.title)}
-          ${textareaField({
-            name: `${path}.text`,
-            label: msg("Text"),
-            rows: 2,
-            value: item.text,
-            error: errors[`${path}.text`],
-          })}`;
-        },
-        {
-          item: (position) => msg(str`Way to earn ${position}`),
-          add: msg("Add a way to earn"),
-        },
-      )}
+      ${waysToEarn(context, "howToEarn", howToEarn.items)}
     </fieldset>
     <fieldset>
       <legend>${msg("Rewards")}</legend>
@@ -396,6 +486,13 @@ export function presentationFields(
         {
           hint: msg("Shown when the store has no reward to list."),
         },
+      )}
+      ${check(
+        context,
+        "sections.rewards.confirmClaims",
+        CONFIRM_LABEL(),
+        rewards.confirmClaims,
+        CONFIRM_HINT(),
       )}
     </fieldset>
     <fieldset>

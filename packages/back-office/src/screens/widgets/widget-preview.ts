@@ -3,6 +3,7 @@ import type { AdminStore, WidgetKind } from "@loyalty/shared-types";
 import "@loyalty/widgets/cart-widget";
 import "@loyalty/widgets/product-points";
 import "@loyalty/widgets/program-presentation";
+import "@loyalty/widgets/launcher";
 import { css, html, nothing, type TemplateResult } from "lit";
 import { storePath } from "../../app/navigation.js";
 import { formatCurrency, formatNumber } from "../../ui/format.js";
@@ -40,6 +41,8 @@ function caption(kind: WidgetKind, store: AdminStore): string {
     }
     case "program-presentation":
       return msg("The programme page, as a visitor sees it.");
+    case "launcher":
+      return msg("The launcher's button and its panel, as a visitor sees them.");
   }
 }
 
@@ -67,6 +70,12 @@ function element(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateRes
         domain=${store.domain}
         .previewConfig=${draft}
       ></loyalty-program-presentation>`;
+    case "launcher":
+      return html`<loyalty-launcher
+        api-base=${apiBase}
+        domain=${store.domain}
+        .previewConfig=${draft}
+      ></loyalty-launcher>`;
   }
 }
 
@@ -82,7 +91,9 @@ export function widgetPreview(
   draft: Draft,
   samplePoints?: number,
 ): TemplateResult {
-  const off = (kind === "cart" || kind === "product-points") && draft["enabled"] === false;
+  const off =
+    (kind === "cart" || kind === "product-points" || kind === "launcher") &&
+    draft["enabled"] === false;
   const hiddenAtZero =
     kind === "product-points" && !off && draft["hideWhenZero"] === true && samplePoints === 0;
   return html`<p class="preview__caption">${caption(kind, store)}</p>

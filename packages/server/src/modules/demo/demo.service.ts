@@ -3,6 +3,7 @@ import type {
   CreateClubRequest,
   CreateRewardRequest,
   CreateRuleRequest,
+  LauncherConfig,
   ProductPointsConfig,
   ProgramPresentationConfig,
   ReferralProgramInput,
@@ -112,6 +113,21 @@ const cart = (domain: string): CartConfig => ({
   accentColor: BRAND,
 });
 
+const launcher = (domain: string): LauncherConfig => ({
+  ...defaultWidgetConfig("launcher", "en"),
+  title: "The Coffee Club",
+  visitorText:
+    "Join the Coffee Club: 1 point per euro, 2 on coffee, 3 on tea, and treats to spend them on.",
+  signUpUrl: `${domain}/account/register`,
+  loginUrl: `${domain}/account`,
+  waysToEarn: [
+    { icon: "order", title: "Shop", text: "1 point per euro, 2 on coffee, 3 on tea." },
+    { icon: "referral", title: "Refer a friend", text: "Invite a friend and earn a bonus." },
+    { icon: "club", title: "Climb the clubs", text: "Silver and Gold earn 25% and 50% more." },
+  ],
+  accentColor: BRAND,
+});
+
 const presentation = (domain: string): ProgramPresentationConfig => ({
   header: {
     ...defaultWidgetConfig("program-presentation", "en").header,
@@ -131,7 +147,12 @@ const presentation = (domain: string): ProgramPresentationConfig => ({
         { icon: "club", title: "Climb the clubs", text: "Silver and Gold earn 25% and 50% more." },
       ],
     },
-    rewards: { enabled: true, title: "Rewards", emptyText: "No reward yet: come back soon." },
+    rewards: {
+      enabled: true,
+      title: "Rewards",
+      emptyText: "No reward yet: come back soon.",
+      confirmClaims: true,
+    },
     history: {
       enabled: true,
       title: "Your points",
@@ -205,6 +226,7 @@ export class DemoService {
       await widgets.save(store.id, "product-points", PRODUCT_POINTS, client);
       await widgets.save(store.id, "cart", cart(store.domain), client);
       await widgets.save(store.id, "program-presentation", presentation(store.domain), client);
+      await widgets.save(store.id, "launcher", launcher(store.domain), client);
       await referrals.saveProgram(store.id, referralProgram(store.domain), client);
       const { key, row } = await apiKeys.create(store.reference, "demo", client);
       return { store, apiKey: key, keyId: keyId(row.prefix) };

@@ -26,6 +26,8 @@ export interface StoredOrderPayload {
   shippingAmount?: number | undefined;
   discountAmount?: number | undefined;
   totalPaid?: number | undefined;
+  /** Kept only when the order names some: an order without codes is stored as it always was. */
+  discountCodes?: string[] | undefined;
 }
 
 export interface OrderRow {

@@ -23,6 +23,7 @@ import {
 import { clubStanding, periodStart, type ClubFigures } from "../points/clubs.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import { completeReferrals } from "../referrals/referrals.repository.js";
+import { markCodesUsed } from "../rewards/rewards.repository.js";
 import {
   earnOrder,
   indexRules,
@@ -124,6 +125,9 @@ export class OrdersService {
       shippingAmount: order.shippingAmount,
       discountAmount: order.discountAmount,
       totalPaid: order.totalPaid,
+      // Absent rather than empty: a replay of an order registered before the field existed
+      // compares equal to what was stored.
+      ...(order.discountCodes.length > 0 && { discountCodes: order.discountCodes }),
     };
     const registration = await this.registrations.write({
       storeId: store.id,
@@ -302,6 +306,18 @@ export class OrdersService {
         snapshot: entry.snapshot,
       })),
     );
+
+    // The reward codes the orders used leave their customers' lists of codes. Most orders
+    // name none: no statement then.
+    const uses = credited.flatMap(({ order, customerId }) =>
+      (order.payload.discountCodes ?? []).map((code) => ({
+        customerId,
+        orderId: order.id,
+        code,
+        orderedAt: order.ordered_at,
+      })),
+    );
+    if (uses.length > 0) await markCodesUsed(tx, uses);
 
     const earnings = new Map(
       earning.map((entry, index) => [

@@ -4,7 +4,9 @@ import {
   referralProgramSchema,
   type CreateReferralRequest,
   type CreateReferralResponse,
+  REFERRAL_LINK_PARAMETER,
   type RefereeCodeResponse,
+  type ReferralOffer,
   type ReferralProgram,
   type ReferralProgramInput,
 } from "@loyalty/shared-types";
@@ -43,13 +45,17 @@ import {
 
 const DAY_MS = 86_400_000;
 /** The query parameter of the invitation's link that carries the referral hash. */
-export const REFERRAL_LINK_PARAMETER = "loyalty_referral";
 
 function digestOf(hash: string): Buffer {
   return createHash("sha256").update(hash, "utf8").digest();
 }
 
 /** Binds a referral hash's ciphertext to its store. */
+/** The page an invitation links to: the programme's own, else the store's home page. */
+function landingPage(landingUrl: string | null, storeDomain: string): string {
+  return landingUrl ?? `${storeDomain}/`;
+}
+
 function sealContext(storeId: number): string {
   return `referral_hash:${storeId}`;
 }
@@ -106,6 +112,20 @@ export class ReferralsService {
     const program = await findReferralProgram(this.pool, storeId);
     if (!program) throw new AppError("not-found", "The store has no referral programme yet.");
     return program;
+  }
+
+  /**
+   * What the storefront tells a customer about inviting a friend: the points they earn and what
+   * the friend gets. Null while the store has no programme or has paused it.
+   */
+  async offer(store: { id: number; domain: string }): Promise<ReferralOffer | null> {
+    const program = await findReferralProgram(this.pool, store.id);
+    if (!program?.active) return null;
+    return {
+      referrerBonus: program.referrerBonus,
+      refereeVoucher: program.refereeVoucher,
+      landingUrl: landingPage(program.landingUrl, store.domain),
+    };
   }
 
   /**
@@ -269,7 +289,7 @@ export class ReferralsService {
     const invitation = await findInvitation(this.pool, referralId);
     if (!invitation || invitation.sentAt || !invitation.hashSealed) return;
     const hash = this.#secrets.decrypt(invitation.hashSealed, sealContext(invitation.storeId));
-    const link = new URL(invitation.landingUrl ?? `${invitation.storeDomain}/`);
+    const link = new URL(landingPage(invitation.landingUrl, invitation.storeDomain));
     link.searchParams.set(REFERRAL_LINK_PARAMETER, hash);
     await this.mailer.send(
       invitationEmail({

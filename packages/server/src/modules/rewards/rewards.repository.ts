@@ -1,4 +1,10 @@
-import type { ClaimRefusal, Reward, Voucher, VoucherKind } from "@loyalty/shared-types";
+import type {
+  ClaimRefusal,
+  CustomerCode,
+  Reward,
+  Voucher,
+  VoucherKind,
+} from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
 import { STORE_CHANGED_CHANNEL } from "../../db/store-changes.js";
 import { outboxCtes, outboxJobTask } from "../events/events.repository.js";
@@ -390,4 +396,98 @@ export async function postponeClaim(db: Queryable, claimId: number): Promise<voi
     `UPDATE reward_claims SET updated_at = now() WHERE id = $1 AND status = 'reserved'`,
     [claimId],
   );
+}
+
+/** A code a customer can still use, with its claim's dates. */
+export type UsableCode = Omit<CustomerCode, "claimedAt" | "expiresAt"> & {
+  claimedAt: Date;
+  expiresAt: Date | null;
+};
+
+/**
+ * The customer's codes still usable at `now`, newest first, at most `limit`: claims confirmed,
+ * used by no order, not expired. Each with the terms of the voucher version it was issued with
+ * and its reward's name. Read from the reward_claims_usable index; a customer the store does not
+ * have has none.
+ */
+export async function listUsableCodes(
+  db: Queryable,
+  query: { storeId: number; externalId: number; now: Date; limit: number },
+): Promise<UsableCode[]> {
+  const { rows } = await db.query<{
+    code: string;
+    reward_id: number;
+    reward_name: string;
+    points: number;
+    created_at: Date;
+    expires_at: Date | null;
+    kind: VoucherKind;
+    value: string | null;
+    currency: string | null;
+    minimum_order_amount: string | null;
+  }>(
+    `SELECT rc.code, rc.reward_id, r.name AS reward_name, rc.points, rc.created_at,
+            rc.expires_at, v.kind, v.value, v.currency, v.minimum_order_amount
+     FROM customers c
+     JOIN reward_claims rc ON rc.customer_id = c.id AND rc.status = 'confirmed'
+       AND rc.used_at IS NULL
+     JOIN rewards r ON r.id = rc.reward_id
+     JOIN voucher_versions v ON v.id = rc.voucher_version_id
+     WHERE c.store_id = $1 AND c.external_id = $2
+       AND (rc.expires_at IS NULL OR rc.expires_at > $3)
+     ORDER BY rc.created_at DESC, rc.id DESC
+     LIMIT $4`,
+    [query.storeId, query.externalId, query.now, query.limit],
+  );
+  return rows.map((row) => ({
+    code: row.code,
+    rewardId: row.reward_id,
+    rewardName: row.reward_name,
+    pointsSpent: row.points,
+    claimedAt: row.created_at,
+    expiresAt: row.expires_at,
+    voucher: {
+      kind: row.kind,
+      value: row.value === null ? null : Number(row.value),
+      currency: row.currency,
+      minimumOrderAmount:
+        row.minimum_order_amount === null ? null : Number(row.minimum_order_amount),
+    },
+  }));
+}
+
+/** A discount code an order named, with the order and its customer. */
+export interface CodeUse {
+  customerId: number;
+  orderId: number;
+  code: string;
+  orderedAt: Date;
+}
+
+/**
+ * Marks used the customers' confirmed claims whose code an order named, in any case (platforms
+ * read codes so): each by the first of the orders naming it. A claim already used stays as it
+ * was. Returns how many claims were marked.
+ */
+export async function markCodesUsed(db: Queryable, uses: readonly CodeUse[]): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE reward_claims rc SET used_at = u.ordered_at, used_order_id = u.order_id,
+                                 updated_at = now()
+     FROM (
+       SELECT DISTINCT ON (customer_id, lower(code)) customer_id, order_id, lower(code) AS code,
+              ordered_at
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::timestamptz[])
+         AS i(customer_id, order_id, code, ordered_at)
+       ORDER BY customer_id, lower(code), order_id
+     ) u
+     WHERE rc.customer_id = u.customer_id AND rc.status = 'confirmed' AND rc.used_at IS NULL
+       AND lower(rc.code) = u.code`,
+    [
+      uses.map((use) => use.customerId),
+      uses.map((use) => use.orderId),
+      uses.map((use) => use.code),
+      uses.map((use) => use.orderedAt),
+    ],
+  );
+  return rowCount ?? 0;
 }

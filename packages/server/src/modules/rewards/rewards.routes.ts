@@ -2,12 +2,15 @@ import { OPERATIONS, type ClaimRefusal } from "@loyalty/shared-types";
 import { cachedSectionReply } from "../../http/cacheable.js";
 import { operationRoute, Reply, type OperationRoute } from "../../http/operation.js";
 import type { RewardsService } from "./rewards.service.js";
+import { customerCodesView } from "./rewards.views.js";
 
 /**
  * GET /reward/list (public, `domain`): a storefront read, served from memory; a missing or
  * unknown domain is not-found. POST /reward/claim/{externalId} (HMAC): 201 with the code; a
  * refused exchange is 404 with `application/json` and `code: null` (not a problem object), in
- * every revision.
+ * every revision. GET /reward/codes/{externalId} (HMAC): the customer's usable codes; like the
+ * history, its only errors are 401 and the revision reasons, and it is the customer's own data,
+ * changing with every claim and order: private, revalidated with its ETag.
  */
 export function rewardsRoutes(
   { rewards }: { rewards: RewardsService },
@@ -24,5 +27,10 @@ export function rewardsRoutes(
         res.set("Cache-Control", "no-store").status(404).json(refusal);
       });
     }),
+    operationRoute(
+      OPERATIONS.listCustomerCodes,
+      async ({ store, customerId }) => customerCodesView(await rewards.codes(store, customerId)),
+      { cacheControl: "private, no-cache" },
+    ),
   ];
 }

@@ -1,8 +1,9 @@
-import type {
-  ClaimRefusal,
-  ClaimRewardResponse,
-  Voucher,
-  RewardListResponse,
+import {
+  MAX_CUSTOMER_CODES,
+  type ClaimRefusal,
+  type ClaimRewardResponse,
+  type Voucher,
+  type RewardListResponse,
 } from "@loyalty/shared-types";
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
@@ -24,11 +25,13 @@ import {
   confirmClaims,
   findStaleClaims,
   listObtainableRewards,
+  listUsableCodes,
   postponeClaim,
   releaseClaim,
   reserveClaims,
   type ClaimRequest,
   type ReserveAttempt,
+  type UsableCode,
 } from "./rewards.repository.js";
 
 /** How long the reconciliation waits for a platform to say whether it made a claim's code. */
@@ -50,7 +53,8 @@ interface Reservation {
 }
 
 /**
- * The reward catalogue and claims: GET /reward/list and POST /reward/claim/{externalId}.
+ * The reward catalogue, claims and the codes they gave: GET /reward/list, POST
+ * /reward/claim/{externalId} and GET /reward/codes/{externalId}.
  *
  * A claim holds the reward's cost on the customer's points (the rules are reserveClaims', in
  * one statement), asks the platform for a single-use code, then turns the hold into a ledger
@@ -101,6 +105,20 @@ export class RewardsService {
   /** The list's JSON body; undefined when no store has the domain. Synchronous when cached. */
   list(domain: string): MaybePromise<CachedSection<Buffer> | undefined> {
     return this.storefront.section(domain, this.catalogue);
+  }
+
+  /**
+   * The codes the customer can still use now, newest first (the storefront's "my codes"). A
+   * customer the store has never seen has none, as the history gives them 0 points: a GET never
+   * writes, and this operation has no not-found to answer.
+   */
+  async codes(store: AuthenticatedStore, externalId: number): Promise<UsableCode[]> {
+    return listUsableCodes(this.pool, {
+      storeId: store.id,
+      externalId,
+      now: this.clock(),
+      limit: MAX_CUSTOMER_CODES,
+    });
   }
 
   async claim(

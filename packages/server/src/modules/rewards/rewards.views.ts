@@ -1,5 +1,10 @@
-import { type AdminReward, type AdminVoucherVersion } from "@loyalty/shared-types";
+import {
+  type AdminReward,
+  type AdminVoucherVersion,
+  type CustomerCodesResponse,
+} from "@loyalty/shared-types";
 import type { AdminRewardRow, VoucherVersionRow } from "./rewards.admin.repository.js";
+import type { UsableCode } from "./rewards.repository.js";
 
 export function rewardView(row: AdminRewardRow): AdminReward {
   return {
@@ -17,5 +22,15 @@ export function voucherVersionView({ voucher, current }: VoucherVersionRow): Adm
     codesRemaining:
       voucher.usageLimit === null ? null : Math.max(0, voucher.usageLimit - voucher.codesIssued),
     current,
+  };
+}
+
+export function customerCodesView(codes: UsableCode[]): CustomerCodesResponse {
+  return {
+    codes: codes.map((code) => ({
+      ...code,
+      claimedAt: code.claimedAt.toISOString(),
+      expiresAt: code.expiresAt?.toISOString() ?? null,
+    })),
   };
 }

@@ -62,5 +62,18 @@ export function widgetsAdminRoutes({ widgets }: Pick<Services, "widgets">): Oper
       ({ store }) => reset(store, "program-presentation"),
       propagates,
     ),
+    operationRoute(ADMIN_OPERATIONS.getLauncherWidgetConfiguration, ({ store }) =>
+      view(store, "launcher"),
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.setLauncherWidgetConfiguration,
+      ({ store, body }) => save(store, "launcher", body),
+      propagates,
+    ),
+    operationRoute(
+      ADMIN_OPERATIONS.resetLauncherWidgetConfiguration,
+      ({ store }) => reset(store, "launcher"),
+      propagates,
+    ),
   ];
 }

@@ -1,5 +1,6 @@
 import type {
   CartConfig,
+  LauncherConfig,
   ProductPointsConfig,
   ProgramPresentationConfig,
   WidgetKind,
@@ -9,6 +10,7 @@ export interface WidgetConfigs {
   cart: CartConfig;
   "product-points": ProductPointsConfig;
   "program-presentation": ProgramPresentationConfig;
+  launcher: LauncherConfig;
 }
 
 /**
@@ -27,6 +29,7 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
       balanceTemplate: "You have {points} points",
       showRewards: true,
       claimButtonText: "Use my points",
+      confirmClaims: true,
       signedOutText: "Sign in to use your points",
       accentColor: "",
     },
@@ -63,7 +66,12 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
           title: "How to earn points",
           items: [{ icon: "order", title: "Place an order", text: "Every order earns points." }],
         },
-        rewards: { enabled: true, title: "Rewards", emptyText: "No reward yet: come back soon." },
+        rewards: {
+          enabled: true,
+          title: "Rewards",
+          emptyText: "No reward yet: come back soon.",
+          confirmClaims: true,
+        },
         history: {
           enabled: true,
           title: "Your points",
@@ -71,6 +79,19 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
         },
         faq: { enabled: false, title: "Questions", items: [] },
       },
+    },
+    launcher: {
+      enabled: true,
+      label: "Rewards",
+      position: "bottom-right",
+      title: "Our rewards programme",
+      visitorText:
+        "Join our rewards programme: earn points on every order and spend them on rewards.",
+      waysToEarn: [{ icon: "order", title: "Place an order", text: "Every order earns points." }],
+      showRewards: true,
+      confirmClaims: true,
+      showReferral: true,
+      accentColor: "",
     },
   },
   fr: {
@@ -82,6 +103,7 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
       balanceTemplate: "Vous avez {points} points",
       showRewards: true,
       claimButtonText: "Utiliser mes points",
+      confirmClaims: true,
       signedOutText: "Connectez-vous pour utiliser vos points",
       accentColor: "",
     },
@@ -128,6 +150,7 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
           enabled: true,
           title: "Récompenses",
           emptyText: "Pas encore de récompense : revenez bientôt.",
+          confirmClaims: true,
         },
         history: {
           enabled: true,
@@ -136,6 +159,25 @@ const DEFAULTS: Record<"en" | "fr", WidgetConfigs> = {
         },
         faq: { enabled: false, title: "Questions", items: [] },
       },
+    },
+    launcher: {
+      enabled: true,
+      label: "Récompenses",
+      position: "bottom-right",
+      title: "Notre programme de fidélité",
+      visitorText:
+        "Rejoignez notre programme de fidélité : gagnez des points à chaque commande et échangez-les contre des récompenses.",
+      waysToEarn: [
+        {
+          icon: "order",
+          title: "Passez commande",
+          text: "Chaque commande vous rapporte des points.",
+        },
+      ],
+      showRewards: true,
+      confirmClaims: true,
+      showReferral: true,
+      accentColor: "",
     },
   },
 };

@@ -4,8 +4,8 @@ import { operationRoute, type OperationRoute } from "../../http/operation.js";
 import type { WidgetsService } from "./widgets.service.js";
 
 /**
- * GET /store/widget/cart, /store/widget/product-points and /store/widget/program-presentation
- * (public, `domain`): storefront reads served from memory. Their only errors are not-found and
+ * GET /store/widget/cart, /store/widget/product-points, /store/widget/program-presentation and
+ * /store/widget/launcher (public, `domain`): storefront reads served from memory. Their only errors are not-found and
  * the revision reasons: a missing or unknown domain is not-found.
  */
 export function widgetsRoutes(
@@ -21,5 +21,6 @@ export function widgetsRoutes(
     operationRoute(OPERATIONS.getCartWidget, read("cart")),
     operationRoute(OPERATIONS.getProductPointsWidget, read("product-points")),
     operationRoute(OPERATIONS.getProgramPresentationWidget, read("program-presentation")),
+    operationRoute(OPERATIONS.getLauncherWidget, read("launcher")),
   ];
 }

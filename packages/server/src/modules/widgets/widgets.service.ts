@@ -16,6 +16,7 @@ import type {
   StorefrontCache,
   StorefrontSection,
 } from "../storefront/storefront.cache.js";
+import type { ReferralsService } from "../referrals/referrals.service.js";
 import { defaultWidgetConfig, type WidgetConfigs } from "./widgets.defaults.js";
 import {
   deleteWidgetConfiguration,
@@ -78,7 +79,7 @@ function servedHeader(header: PresentationHeader, brandingColor: string): Presen
 }
 
 /**
- * GET /store/widget/{cart,product-points,program-presentation}: the configuration the
+ * GET /store/widget/{cart,product-points,program-presentation,launcher}: the configuration the
  * back-office saved for each widget, validated by the shared schemas, with the store's
  * language, currency and branding colour. Served from memory like the other storefront reads,
  * and forgotten when the configuration or the store changes.
@@ -90,6 +91,7 @@ export class WidgetsService {
   constructor(
     private readonly pool: pg.Pool,
     private readonly storefront: StorefrontCache,
+    private readonly referrals: Pick<ReferralsService, "offer">,
     private readonly logger: Logger,
   ) {
     const section = (kind: WidgetKind): StorefrontSection<Buffer> => ({
@@ -99,6 +101,8 @@ export class WidgetsService {
         const json = JSON.stringify({
           store: { domain, language, currency, brandingColor },
           config,
+          // The launcher invites friends only while the programme takes invitations.
+          ...(kind === "launcher" ? { referral: await this.referrals.offer(store) } : {}),
         });
         return { value: Buffer.from(json), version: json };
       },
@@ -107,6 +111,7 @@ export class WidgetsService {
       cart: section("cart"),
       "product-points": section("product-points"),
       "program-presentation": section("program-presentation"),
+      launcher: section("launcher"),
     };
   }
 
