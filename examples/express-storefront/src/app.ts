@@ -462,27 +462,34 @@ function accountNotice(req: Request, orders: Order[]): AccountNotice | undefined
       ? {
           kind: "error",
           text: `Order ${placed.reference} is placed, but ${placed.registrationError}`,
+          section: "orders",
         }
       : {
           kind: "success",
           text: `Thank you! Order ${placed.reference} is placed; its points are on their way.`,
+          section: "orders",
         };
   }
   const invite = req.query["invite"];
   const invited = typeof req.query["email"] === "string" ? req.query["email"] : "your friend";
   if (typeof invite === "string") {
     return invite === "sent"
-      ? { kind: "success", text: `Invitation sent to ${invited}.` }
+      ? { kind: "success", text: `Invitation sent to ${invited}.`, section: "invite" }
       : {
           kind: "error",
           text: INVITE_REFUSALS.get(invite) ?? `${invited} cannot be invited.`,
+          section: "invite",
         };
   }
   const refunded = find("refunded");
   if (refunded) {
     return refunded.refundError
-      ? { kind: "error", text: refunded.refundError }
-      : { kind: "success", text: `Refund of order ${refunded.reference} declared.` };
+      ? { kind: "error", text: refunded.refundError, section: "orders" }
+      : {
+          kind: "success",
+          text: `Refund of order ${refunded.reference} declared.`,
+          section: "orders",
+        };
   }
   return undefined;
 }

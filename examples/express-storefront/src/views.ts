@@ -65,6 +65,7 @@ function layout(context: PageContext, title: string, body: Html): Html {
           </nav>
         </header>
         <main>${body}</main>
+        ${widget("loyalty-launcher", context.widgets)}
         <footer class="site">
           A demo store of the Loyalty Points platform. Nothing is for sale; codes are sandbox codes.
         </footer>
@@ -227,7 +228,14 @@ export function cartPage(context: PageContext, lines: CartLine[]): Html {
 export interface AccountNotice {
   kind: "success" | "error";
   text: string;
+  /** The section the page scrolls to after the action: the notice is shown there, in view. */
+  section: "orders" | "invite";
 }
+
+const noticeIn = (section: AccountNotice["section"], notice: AccountNotice | undefined) =>
+  notice?.section === section
+    ? html`<p class="notice ${notice.kind}" role="status">${notice.text}</p>`
+    : "";
 
 const STATUS_TEXT: Record<Order["status"], string> = {
   paid: "Paid",
@@ -326,6 +334,7 @@ export function accountPage(
   const inviteSection = shopper
     ? html`<section id="invite">
         <h2>Invite a friend</h2>
+        ${noticeIn("invite", notice)}
         <p class="muted">
           They get a welcome code by email; you earn a bonus once their first order is paid.
         </p>
@@ -339,6 +348,7 @@ export function accountPage(
   const ordersSection = shopper
     ? html`<section id="orders">
         <h2>Your orders</h2>
+        ${noticeIn("orders", notice)}
         ${
           orders.length
             ? html`<ul class="orders">
@@ -352,7 +362,6 @@ export function accountPage(
     context,
     shopper ? "Your account" : "Sign in",
     html`${top}
-    ${notice ? html`<p class="notice ${notice.kind}" role="status">${notice.text}</p>` : ""}
     ${widget("loyalty-program-presentation", context.widgets)} ${ordersSection} ${inviteSection}`,
   );
 }

@@ -174,6 +174,14 @@ describe("the demo storefront, started with pnpm start", () => {
     await page.getByRole("button", { name: "Place the order (€459.00)" }).click();
     await page.waitForURL(/\/account\?placed=/);
     await page.getByText("Order #1001 is placed").waitFor();
+    // The notice is where the page scrolled to (#orders), not above it out of sight.
+    const notice = page.locator('#orders [role="status"]');
+    expect(await notice.textContent()).toContain("Order #1001 is placed");
+    const inView = await notice.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return box.top >= 0 && box.bottom <= innerHeight;
+    });
+    expect(inView).toBe(true);
 
     // The worker credits the order a moment later: the shopper reloads until it shows.
     await expect
@@ -204,6 +212,8 @@ describe("the demo storefront, started with pnpm start", () => {
     const programme = page.locator("loyalty-program-presentation");
     // Rewards come cheapest first: free shipping, 300 points.
     await programme.getByRole("button", { name: /Claim/ }).first().click();
+    // Nothing is spent before the shopper confirms.
+    await programme.getByRole("button", { name: "Confirm", exact: true }).click();
     const code = programme.getByText(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/).first();
     await code.waitFor();
     await expect.poll(() => programme.locator('[part="balance"]').textContent()).toBe("170 points");
