@@ -361,8 +361,8 @@ export function accountPage(
   return layout(
     context,
     shopper ? "Your account" : "Sign in",
-    html`${top}
-    ${widget("loyalty-program-presentation", context.widgets)} ${ordersSection} ${inviteSection}`,
+    html`${top} ${widget("loyalty-program-presentation", context.widgets)} ${ordersSection}
+    ${inviteSection}`,
   );
 }
 
