@@ -179,7 +179,7 @@ describe("the demo storefront, started with pnpm start", () => {
     expect(await notice.textContent()).toContain("Order #1001 is placed");
     const inView = await notice.evaluate((element) => {
       const box = element.getBoundingClientRect();
-      return box.top >= 0 && box.bottom <= innerHeight;
+      return box.top >= 0 && box.bottom <= element.ownerDocument.documentElement.clientHeight;
     });
     expect(inView).toBe(true);
 
