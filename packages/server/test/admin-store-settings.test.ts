@@ -764,6 +764,25 @@ const PROGRAM: ReferralProgramInput = {
 describe("the referral programme", () => {
   const path = (storeId: number) => `/admin/stores/${storeId}/referral-program`;
 
+  it("reaches every process's launcher as soon as the save answered", async () => {
+    const { store } = await newStore();
+    const offer = async () => {
+      const query = new URLSearchParams({ domain: store.domain });
+      const response = await fetch(`${b.baseUrl}/store/widget/launcher?${query.toString()}`);
+      return ((await response.json()) as { referral: unknown }).referral;
+    };
+    // Process B holds "no programme" in memory...
+    expect(await offer()).toBeNull();
+    // ...and offers the new one the moment the save on A answered, then none once paused.
+    await withNotificationLatency(async () => {
+      expect((await call(adminA, "PUT", path(store.id), PROGRAM)).status).toBe(200);
+      expect(await offer()).toMatchObject({ referrerBonus: PROGRAM.referrerBonus });
+      const paused = { ...PROGRAM, active: false };
+      expect((await call(adminA, "PUT", path(store.id), paused)).status).toBe(200);
+      expect(await offer()).toBeNull();
+    });
+  });
+
   it("is not found until one is set", async () => {
     const { store } = await newStore();
     expectReason(await call(adminA, "GET", path(store.id)), 404, "not-found");

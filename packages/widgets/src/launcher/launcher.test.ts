@@ -377,6 +377,25 @@ describe("<loyalty-launcher>", () => {
     await expectAccessible();
   });
 
+  it("asks to sign in again when an invitation meets a stale hash, not to fix the address", async () => {
+    serve(
+      http.post(`${API}/point/referral`, () =>
+        HttpResponse.json(
+          { type: "https://loyalty.dev/problems/unauthorized", title: "Unauthorized", status: 401 },
+          { status: 401, headers: { "content-type": "application/problem+json" } },
+        ),
+      ),
+    );
+    const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
+    await openByKeyboard(element);
+    await loaded(element);
+    await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
+    await userEvent.click(page.getByRole("button", { name: "Send the invitation" }));
+    await expect
+      .poll(() => element.shadowRoot!.querySelector('[role="alert"]')?.textContent)
+      .toBe("Your session has expired: sign in again to see your points.");
+  });
+
   it("offers no invitation while the store's referral programme takes none", async () => {
     serve(
       http.get(`${API}/store/widget/launcher`, () =>

@@ -132,6 +132,8 @@ export class LoyaltyLauncher extends LoyaltyElement {
     return () => {
       this.data = data;
       this.invitation = { state: "idle" };
+      this.announcement = "";
+      this.copiedCode = "";
       // A panel open for the previous customer (a sign-out in a one-page app) shows the new one's.
       if (this.opened) void this.fillPanel(data);
     };
@@ -269,14 +271,19 @@ export class LoyaltyLauncher extends LoyaltyElement {
       });
       const link = new URL(offer.landingUrl);
       link.searchParams.set(LINK_PARAMETER, referral.hash);
+      // Another customer signed in meanwhile: this invitation is not theirs to see.
+      if (this.data !== data) return;
       this.invitation = { state: "sent", email: referral.email, link: link.href };
       this.announcement = locale.t("invited", { email: referral.email });
       this.shareText = locale.t("shareText", { store: storeName });
     } catch (error) {
+      if (this.data !== data) return;
       const reason = error instanceof ApiError ? error.reason : undefined;
+      // A stale hash is the customer's session, not the friend's address.
+      const stale = error instanceof ApiError && error.status === 401;
       this.invitation = {
         state: "refused",
-        message: reason && hasString(reason) ? reason : "inviteFailed",
+        message: stale ? "signInAgain" : reason && hasString(reason) ? reason : "inviteFailed",
       };
     }
     this.requestUpdate();

@@ -321,7 +321,7 @@ export function launcherFields(config: LauncherConfig, context: FieldsContext): 
         "enabled",
         msg("Show the launcher on the store's pages"),
         config.enabled,
-        msg("Where the theme places <loyalty-launcher>."),
+        msg("On the pages where the theme places the launcher's tag."),
       )}
       ${text(context, "label", msg("Button text"), config.label, { required: true })}
       ${selectField({

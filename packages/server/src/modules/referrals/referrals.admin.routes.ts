@@ -6,10 +6,16 @@ import type { Services } from "../../runtime.js";
 export function referralsAdminRoutes({ referrals }: Pick<Services, "referrals">): OperationRoute[] {
   return [
     operationRoute(ADMIN_OPERATIONS.getReferralProgram, ({ store }) => referrals.program(store.id)),
-    operationRoute(ADMIN_OPERATIONS.setReferralProgram, async ({ store, body }) => {
-      await referrals.saveProgram(store.id, body);
-      // Read back: amounts are kept to the cent, and the answer is what a GET answers from now on.
-      return referrals.program(store.id);
-    }),
+    operationRoute(
+      ADMIN_OPERATIONS.setReferralProgram,
+      async ({ store, body }) => {
+        await referrals.saveProgram(store.id, body);
+        // Read back: amounts are kept to the cent, and the answer is what a GET answers from now on.
+        return referrals.program(store.id);
+      },
+      // The launcher's cached configuration carries the programme's offer: every process
+      // forgets it before the answer, as for a widget's change.
+      { propagates: true },
+    ),
   ];
 }
