@@ -1,4 +1,5 @@
 import { html, nothing } from "lit";
+import type { CustomerHistoryResponseV2 } from "@loyalty/shared-types";
 import type { Locale } from "./i18n.js";
 
 /** Only http(s) URLs become links: a `javascript:` URL from anywhere must never be clickable. */
@@ -19,3 +20,21 @@ export const signInLink = (url: string | undefined, { t }: Locale, className = "
   isWebUrl(url)
     ? html`<a part="sign-in" class=${className} href=${url}>${t("signIn")}</a>`
     : nothing;
+
+/** How far the customer is from the next club, in words and as a bar (the history's figures). */
+export function clubProgress(history: CustomerHistoryResponseV2, { t, number, points }: Locale) {
+  const { nextClub } = history;
+  if (!nextClub) return nothing;
+  return html`<p id="next-club">
+      ${
+        history.clubQualification.basis === "amount-spent"
+          ? t("toNextClubSpent", { amount: number(nextClub.pointsToReach), club: nextClub.name })
+          : t("toNextClub", { points: points(nextClub.pointsToReach), club: nextClub.name })
+      }
+    </p>
+    <progress
+      aria-labelledby="next-club"
+      max=${nextClub.threshold}
+      .value=${history.clubQualification.figure}
+    ></progress>`;
+}

@@ -23,7 +23,7 @@ import { hasString, type Locale, type StringKey } from "../core/i18n.js";
 import { ICONS } from "../core/icons.js";
 import { copyText, RewardsController, voucherConditions } from "../core/rewards.js";
 import { base, colorVar, rewardsStyles } from "../core/styles.js";
-import { isWebUrl, signInLink } from "../core/templates.js";
+import { clubProgress, isWebUrl, signInLink } from "../core/templates.js";
 import { styles } from "./launcher.styles.js";
 
 /** The shared contract's constant, restated: importing its value would bundle zod. */
@@ -327,7 +327,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
 
   private balance(history: CustomerHistoryResponseV2, locale: Locale) {
     const { t, points, number, date } = locale;
-    const { club, nextClub, negativeBalance, nextExpiry } = history;
+    const { club, negativeBalance, nextExpiry } = history;
     const pending = history.pendingPoints > 0;
     return html`<div class="balance">
       <p class="figure" part="balance">${points(history.balance)}</p>
@@ -369,28 +369,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
             </p>`
           : nothing
       }
-      ${
-        nextClub
-          ? html`<p id="next-club">
-                ${
-                  history.clubQualification.basis === "amount-spent"
-                    ? t("toNextClubSpent", {
-                        amount: number(nextClub.pointsToReach),
-                        club: nextClub.name,
-                      })
-                    : t("toNextClub", {
-                        points: points(nextClub.pointsToReach),
-                        club: nextClub.name,
-                      })
-                }
-              </p>
-              <progress
-                aria-labelledby="next-club"
-                max=${nextClub.threshold}
-                .value=${history.clubQualification.figure}
-              ></progress>`
-          : nothing
-      }
+      ${clubProgress(history, locale)}
     </div>`;
   }
 

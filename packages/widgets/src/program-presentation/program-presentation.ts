@@ -21,7 +21,7 @@ import type { Locale } from "../core/i18n.js";
 import { ICONS } from "../core/icons.js";
 import { RewardsController } from "../core/rewards.js";
 import { base, colorVar, rewardsStyles } from "../core/styles.js";
-import { isWebUrl, signInLink } from "../core/templates.js";
+import { clubProgress, isWebUrl, signInLink } from "../core/templates.js";
 import { styles } from "./program-presentation.styles.js";
 
 /** The shared contract's map, restated: importing its value would bundle zod into the page. */
@@ -296,14 +296,14 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
   }
 
   private historyBody(data: Data, section: Sections["history"], locale: Locale) {
-    const { t, points, number, date } = locale;
+    const { t, points, date } = locale;
     const { history, historyError } = data;
     if (!data.customer || historyError === 401) {
       return html`<p>${historyError ? t("signInAgain") : section.signedOutText}</p>
         ${signInLink(section.loginUrl, locale)}`;
     }
     if (!history) return html`<p>${t("unavailable")}</p>`;
-    const { club, nextClub, transactions, nextCursor, negativeBalance } = history;
+    const { club, transactions, nextCursor, negativeBalance } = history;
     return html`<dl>
         <div>
           <dt>${t("balance")}</dt>
@@ -338,28 +338,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
             </p>`
           : nothing
       }
-      ${
-        nextClub
-          ? html`<p id="next-club">
-                ${
-                  history.clubQualification.basis === "amount-spent"
-                    ? t("toNextClubSpent", {
-                        amount: number(nextClub.pointsToReach),
-                        club: nextClub.name,
-                      })
-                    : t("toNextClub", {
-                        points: points(nextClub.pointsToReach),
-                        club: nextClub.name,
-                      })
-                }
-              </p>
-              <progress
-                aria-labelledby="next-club"
-                max=${nextClub.threshold}
-                .value=${history.clubQualification.figure}
-              ></progress>`
-          : nothing
-      }
+      ${clubProgress(history, locale)}
       <h3>${t("history")}</h3>
       ${
         transactions.length
