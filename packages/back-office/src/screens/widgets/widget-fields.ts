@@ -161,17 +161,22 @@ export function cartFields(config: CartConfig, context: FieldsContext): Template
         hint: URL_HINT(),
       })}
     </fieldset>
-    <fieldset>
-      <legend>${msg("Colours")}</legend>
-      ${colour(
-        context,
-        "accentColor",
-        msg("Accent colour"),
-        config.accentColor,
-        BRANDING_HINT(),
-        context.store.brandingColor,
-      )}
-    </fieldset>`;
+    ${accentColour(context, config.accentColor)}`;
+}
+
+/** The colours of a widget whose only colour is its accent: the cart's and the launcher's. */
+function accentColour(context: FieldsContext, value: string): TemplateResult {
+  return html`<fieldset>
+    <legend>${msg("Colours")}</legend>
+    ${colour(
+      context,
+      "accentColor",
+      msg("Accent colour"),
+      value,
+      BRANDING_HINT(),
+      context.store.brandingColor,
+    )}
+  </fieldset>`;
 }
 
 function actionOptions(optional: boolean) {
@@ -371,17 +376,7 @@ export function launcherFields(config: LauncherConfig, context: FieldsContext): 
         msg("Shown while the referral programme is active."),
       )}
     </fieldset>
-    <fieldset>
-      <legend>${msg("Colours")}</legend>
-      ${colour(
-        context,
-        "accentColor",
-        msg("Accent colour"),
-        config.accentColor,
-        BRANDING_HINT(),
-        context.store.brandingColor,
-      )}
-    </fieldset>`;
+    ${accentColour(context, config.accentColor)}`;
 }
 
 export function presentationFields(
