@@ -23,6 +23,68 @@ export type ButtonAction = z.infer<typeof buttonActionSchema>;
 /** Text shown in the store's default language. */
 const label = z.string().max(200);
 
+/** How many languages a widget configuration may carry texts for, beside the default one. */
+export const MAX_TEXT_LANGUAGES = 30;
+
+/**
+ * Why `tag` cannot name the language of a set of the merchant's texts, or undefined when it
+ * can: any BCP 47 tag (`fr`, `fr-CA`, `pt-BR`, `zh-Hant`), written in its canonical form so
+ * that one language has one key.
+ */
+export function textLanguageProblem(tag: string): string | undefined {
+  let canonical: string | undefined;
+  try {
+    canonical = tag.length <= 35 ? Intl.getCanonicalLocales(tag)[0] : undefined;
+  } catch {
+    canonical = undefined;
+  }
+  if (canonical === undefined) return "must be a BCP 47 language tag such as fr, fr-CA or pt-BR";
+  return canonical === tag ? undefined : `must be written ${canonical}`;
+}
+
+/**
+ * The merchant's texts in other languages than the store's default (beyond the spec, absent
+ * unless the merchant adds a language): by language tag, the texts of the configuration that
+ * change with the language, each optional. A widget shown in one of these languages takes its
+ * texts from there and the missing ones from the configuration itself. Only texts may be
+ * translated; anything else is refused rather than ignored.
+ */
+function translations<T extends z.ZodType>(texts: T) {
+  return z
+    .record(z.string(), texts)
+    .superRefine((byLanguage, ctx) => {
+      const languages = Object.keys(byLanguage);
+      if (languages.length > MAX_TEXT_LANGUAGES) {
+        ctx.addIssue({ code: "custom", message: `at most ${MAX_TEXT_LANGUAGES} languages` });
+      }
+      for (const language of languages) {
+        const problem = textLanguageProblem(language);
+        if (problem) ctx.addIssue({ code: "custom", path: [language], message: problem });
+      }
+    })
+    .optional();
+}
+
+/** A translation of the items of a list: no longer than the list itself. */
+function itemCountIssue(
+  ctx: z.RefinementCtx,
+  items: readonly unknown[],
+  translated: Record<string, { [key: string]: unknown }> | undefined,
+  path: (string | number)[],
+): void {
+  for (const [language, texts] of Object.entries(translated ?? {})) {
+    let list: unknown = texts;
+    for (const key of path) list = (list as Record<string | number, unknown> | undefined)?.[key];
+    if (Array.isArray(list) && list.length > items.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["translations", language, ...path],
+        message: `translates ${list.length} items of a list of ${items.length}`,
+      });
+    }
+  }
+}
+
 /**
  * The programme presentation's header (banner), exactly as the spec's table: the required
  * names, the enumerations, and the optional desktop image, secondary button and text.
@@ -84,6 +146,10 @@ export const wayToEarnSchema = z.object({
   text: z.string().max(2000),
 });
 export type WayToEarn = z.infer<typeof wayToEarnSchema>;
+const wayToEarnTexts = z.strictObject({
+  title: label.optional(),
+  text: z.string().max(2000).optional(),
+});
 
 /** Ways to earn shown on the programme page. */
 export const howToEarnSectionSchema = z.object({
@@ -144,8 +210,56 @@ export const programPresentationConfigSchema = z
       history: historySectionSchema,
       faq: faqSectionSchema,
     }),
+    translations: translations(
+      z.strictObject({
+        header: z
+          .strictObject({
+            primaryButtonText: label.optional(),
+            secondaryButtonText: label.optional(),
+            text: z.string().max(20_000).optional(),
+          })
+          .optional(),
+        sections: z
+          .strictObject({
+            howToEarn: z
+              .strictObject({
+                title: label.optional(),
+                items: z.array(wayToEarnTexts).max(20).optional(),
+              })
+              .optional(),
+            rewards: z
+              .strictObject({ title: label.optional(), emptyText: label.optional() })
+              .optional(),
+            history: z
+              .strictObject({ title: label.optional(), signedOutText: label.optional() })
+              .optional(),
+            faq: z
+              .strictObject({
+                title: label.optional(),
+                items: z
+                  .array(
+                    z.strictObject({
+                      question: z.string().max(500).optional(),
+                      answer: z.string().max(5000).optional(),
+                    }),
+                  )
+                  .max(50)
+                  .optional(),
+              })
+              .optional(),
+          })
+          .optional(),
+      }),
+    ),
   })
   .superRefine((config, ctx) => {
+    for (const section of ["howToEarn", "faq"] as const) {
+      itemCountIssue(ctx, config.sections[section].items, config.translations, [
+        "sections",
+        section,
+        "items",
+      ]);
+    }
     for (const button of ["primaryButtonAction", "secondaryButtonAction"] as const) {
       const action = config.header[button];
       if (action === undefined || action === "url") continue;
@@ -175,6 +289,7 @@ export const productPointsConfigSchema = z.object({
   showIcon: z.boolean(),
   textColor: colorSchema,
   accentColor: colorSchema,
+  translations: translations(z.strictObject({ template: z.string().min(1).max(200).optional() })),
 });
 export type ProductPointsConfig = z.infer<typeof productPointsConfigSchema>;
 
@@ -195,6 +310,15 @@ export const cartConfigSchema = z.object({
   signedOutText: label.optional(),
   loginUrl: optionalUrlSchema.optional(),
   accentColor: colorSchema,
+  translations: translations(
+    z.strictObject({
+      title: label.optional(),
+      earnTemplate: z.string().min(1).max(200).optional(),
+      balanceTemplate: z.string().min(1).max(200).optional(),
+      claimButtonText: label.optional(),
+      signedOutText: label.optional(),
+    }),
+  ),
 });
 export type CartConfig = z.infer<typeof cartConfigSchema>;
 export type CartConfigInput = z.input<typeof cartConfigSchema>;
@@ -204,25 +328,37 @@ export type CartConfigInput = z.input<typeof cartConfigSchema>;
  * with the customer's balance, club, rewards, codes and invitations, or the programme's pitch
  * for a visitor. It shows only where the store's theme places `<loyalty-launcher>`.
  */
-export const launcherConfigSchema = z.object({
-  enabled: z.boolean(),
-  /** The floating button's text. */
-  label: label.min(1),
-  position: z.enum(["bottom-right", "bottom-left"]),
-  /** The panel's heading. */
-  title: label,
-  /** What visitors read: why join. */
-  visitorText: z.string().max(2000),
-  /** Where visitors create an account, and where they sign in. */
-  signUpUrl: optionalUrlSchema.optional(),
-  loginUrl: optionalUrlSchema.optional(),
-  waysToEarn: z.array(wayToEarnSchema).max(20),
-  showRewards: z.boolean(),
-  ...claimFields,
-  /** "Invite a friend", shown to signed-in customers while the referral programme is active. */
-  showReferral: z.boolean(),
-  accentColor: colorSchema,
-});
+export const launcherConfigSchema = z
+  .object({
+    enabled: z.boolean(),
+    /** The floating button's text. */
+    label: label.min(1),
+    position: z.enum(["bottom-right", "bottom-left"]),
+    /** The panel's heading. */
+    title: label,
+    /** What visitors read: why join. */
+    visitorText: z.string().max(2000),
+    /** Where visitors create an account, and where they sign in. */
+    signUpUrl: optionalUrlSchema.optional(),
+    loginUrl: optionalUrlSchema.optional(),
+    waysToEarn: z.array(wayToEarnSchema).max(20),
+    showRewards: z.boolean(),
+    ...claimFields,
+    /** "Invite a friend", shown to signed-in customers while the referral programme is active. */
+    showReferral: z.boolean(),
+    accentColor: colorSchema,
+    translations: translations(
+      z.strictObject({
+        label: label.min(1).optional(),
+        title: label.optional(),
+        visitorText: z.string().max(2000).optional(),
+        waysToEarn: z.array(wayToEarnTexts).max(20).optional(),
+      }),
+    ),
+  })
+  .superRefine((config, ctx) => {
+    itemCountIssue(ctx, config.waysToEarn, config.translations, ["waysToEarn"]);
+  });
 export type LauncherConfig = z.infer<typeof launcherConfigSchema>;
 export type LauncherConfigInput = z.input<typeof launcherConfigSchema>;
 
