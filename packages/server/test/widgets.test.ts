@@ -853,6 +853,121 @@ describe("GET /store/widget/program-presentation: the header", () => {
   });
 });
 
+describe("translations: the merchant's texts in other languages", () => {
+  const TRANSLATED_CART = {
+    ...CART,
+    translations: {
+      fr: { title: "Vos récompenses", earnTemplate: "+{points} pts avec ce panier" },
+      "pt-BR": { title: "Suas recompensas" },
+    },
+  };
+
+  it("serves them as saved, and a configuration without them exactly as before", async () => {
+    const { id, domain } = await newStore();
+    await save(id, "cart", TRANSLATED_CART);
+    const body = await servedEventually("cart", domain, (answer) => !!answer.config.translations);
+    expect(body.config).toEqual(TRANSLATED_CART);
+    expect(await storedConfig(id, "cart")).toEqual(TRANSLATED_CART);
+
+    const plain = await newStore();
+    await save(plain.id, "cart", CART);
+    const spec = await servedEventually("cart", plain.domain, (answer) => !answer.config.enabled);
+    expect(Object.keys(spec.config)).not.toContain("translations");
+    // A store's default configuration has none either.
+    for (const kind of KINDS) {
+      const defaults = await served(kind, (await newStore("fr")).domain);
+      expect(Object.keys(defaults.config), kind).not.toContain("translations");
+    }
+  });
+
+  // 31 languages of the private-use range, qaa to qbe.
+  const tooMany = Object.fromEntries(
+    Array.from({ length: 31 }, (_, index) => [
+      `q${String.fromCharCode(97 + Math.floor(index / 26))}${String.fromCharCode(97 + (index % 26))}`,
+      {},
+    ]),
+  );
+  it.each([
+    [
+      "a tag not in its canonical form",
+      "cart",
+      { "fr-ca": { title: "x" } },
+      ["/translations/fr-ca"],
+    ],
+    [
+      "what is no language tag",
+      "cart",
+      { "not a tag": { title: "x" } },
+      ["/translations/not a tag"],
+    ],
+    [
+      "a setting that is not a text",
+      "cart",
+      { fr: { accentColor: "#000000" } },
+      ["/translations/fr/accentColor"],
+    ],
+    [
+      "an empty template",
+      "product-points",
+      { fr: { template: "" } },
+      ["/translations/fr/template"],
+    ],
+    [
+      "a list translated longer than the list",
+      "launcher",
+      { fr: { waysToEarn: [{ title: "Anniversaire" }, { title: "Parrainage" }] } },
+      ["/translations/fr/waysToEarn"],
+    ],
+    [
+      "a programme page's FAQ translated longer than the FAQ",
+      "program-presentation",
+      { de: { sections: { faq: { items: [{}, { question: "Zwei?" }] } } } },
+      ["/translations/de/sections/faq/items"],
+    ],
+    ["more than 30 languages", "cart", tooMany, ["/translations"]],
+  ] as const)(
+    "refuses %s, naming it, and saves nothing",
+    async (_name, kind, translations, pointers) => {
+      const { id } = await newStore();
+      const error = await refusal(save(id, kind, { ...(SAVED[kind] as object), translations }));
+      expect(error.reason).toBe("validation-failed");
+      expect(error.issues?.map((issue) => issue.pointer)).toEqual(pointers);
+      expect(await storedConfig(id, kind)).toBeUndefined();
+    },
+  );
+
+  it("says how a tag is written", async () => {
+    const { id } = await newStore();
+    const error = await refusal(
+      save(id, "cart", { ...CART, translations: { "pt-br": { title: "x" } } }),
+    );
+    expect(error.issues?.[0]?.message).toContain("pt-BR");
+  });
+
+  it("sanitises a translated raw HTML banner like the default one", async () => {
+    const { id, domain } = await newStore();
+    const config = {
+      ...PRESENTATION,
+      header: { ...HEADER, text: "<p>Join</p>", isRawHtml: true },
+      translations: {
+        fr: {
+          header: {
+            text: '<p onclick="steal()">Rejoignez <strong>le club</strong></p><script>alert(1)</script><img src="https://evil.example/x.png" onerror="alert(2)">',
+          },
+          sections: { faq: { title: "Questions" } },
+        },
+      },
+    };
+    await save(id, "program-presentation", config);
+    const body = await servedEventually("program-presentation", domain, (answer) => {
+      return !!answer.config.translations;
+    });
+    const french = body.config.translations?.["fr"];
+    expect(french?.header?.text).toBe("<p>Rejoignez <strong>le club</strong></p>");
+    expect(french?.sections).toEqual({ faq: { title: "Questions" } });
+  });
+});
+
 describe("GET /store/widget/launcher: the referral offer", () => {
   const program = {
     referrerBonus: 250,

@@ -653,6 +653,17 @@ export type CartConfig = {
   /** Invitation shown to visitors who are not identified. */
   signedOutText?: string | undefined;
   loginUrl?: string | undefined;
+  translations?:
+    | {
+        [key: string]: {
+          title?: string | undefined;
+          earnTemplate?: string | undefined;
+          balanceTemplate?: string | undefined;
+          claimButtonText?: string | undefined;
+          signedOutText?: string | undefined;
+        };
+      }
+    | undefined;
 };
 
 /** The cart widget's configuration and store. */
@@ -670,6 +681,13 @@ export type ProductPointsConfig = {
   showIcon: boolean;
   textColor: string;
   accentColor: string;
+  translations?:
+    | {
+        [key: string]: {
+          template?: string | undefined;
+        };
+      }
+    | undefined;
 };
 
 /** The product-points widget's configuration and store. */
@@ -743,6 +761,57 @@ export type ProgramPresentationConfig = {
       title: string;
     };
   };
+  translations?:
+    | {
+        [key: string]: {
+          header?:
+            | {
+                primaryButtonText?: string | undefined;
+                secondaryButtonText?: string | undefined;
+                text?: string | undefined;
+              }
+            | undefined;
+          sections?:
+            | {
+                howToEarn?:
+                  | {
+                      title?: string | undefined;
+                      items?:
+                        | {
+                            title?: string | undefined;
+                            text?: string | undefined;
+                          }[]
+                        | undefined;
+                    }
+                  | undefined;
+                rewards?:
+                  | {
+                      title?: string | undefined;
+                      emptyText?: string | undefined;
+                    }
+                  | undefined;
+                history?:
+                  | {
+                      title?: string | undefined;
+                      signedOutText?: string | undefined;
+                    }
+                  | undefined;
+                faq?:
+                  | {
+                      title?: string | undefined;
+                      items?:
+                        | {
+                            question?: string | undefined;
+                            answer?: string | undefined;
+                          }[]
+                        | undefined;
+                    }
+                  | undefined;
+              }
+            | undefined;
+        };
+      }
+    | undefined;
 };
 
 /** The programme presentation widget's configuration and store. */
@@ -771,6 +840,21 @@ export type LauncherConfig = {
     text: string;
   }[];
   showRewards: boolean;
+  translations?:
+    | {
+        [key: string]: {
+          label?: string | undefined;
+          title?: string | undefined;
+          visitorText?: string | undefined;
+          waysToEarn?:
+            | {
+                title?: string | undefined;
+                text?: string | undefined;
+              }[]
+            | undefined;
+        };
+      }
+    | undefined;
   /** Where visitors create an account, and where they sign in. */
   signUpUrl?: string | undefined;
   loginUrl?: string | undefined;
@@ -799,7 +883,7 @@ export type LauncherWidgetResponse = {
 
 /** One problem found by validation. */
 export type ValidationIssue = {
-  location: "header" | "body" | "query" | "path";
+  location: "path" | "header" | "body" | "query";
   /** JSON Pointer (RFC 6901) to the offending value within its location; "" for the whole. */
   pointer: string;
   message: string;

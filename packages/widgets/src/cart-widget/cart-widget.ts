@@ -203,7 +203,7 @@ export class LoyaltyCartWidget extends LoyaltyElement {
 
   protected override render() {
     const { data, status } = this;
-    const locale = this.locale(data?.response.store.language);
+    const locale = this.locale(data?.response);
     const { t } = locale;
     if (data && !this.withDraft(data.response).config.enabled) return nothing;
     let content: unknown;

@@ -2,6 +2,13 @@ import { LitElement, type PropertyValues } from "lit";
 import type { Customer, Endpoint } from "./api.js";
 import { CLAIMED_EVENT, type RewardClaimedDetail } from "./claim-event.js";
 import { locale, type Locale } from "./i18n.js";
+import { chooseLanguage, overlay, type Language } from "./languages.js";
+
+/** What every configuration response has that decides the language: the store's and the texts'. */
+interface Localizable {
+  store: { language: string };
+  config: object;
+}
 
 /** Page-wide defaults, from the script tag's `data-api-base`/`data-domain` or `configure()`. */
 const defaults: { apiBase?: string | undefined; domain?: string | undefined } = {};
@@ -76,11 +83,40 @@ export abstract class LoyaltyElement extends LitElement {
 
   /**
    * The configuration response as the widget shows it: the saved configuration, with the draft
-   * of `previewConfig` over it. Every read of the configuration at render goes through here.
+   * of `previewConfig` over it, in the language the widget speaks (`language`). Every read of
+   * the configuration at render goes through here.
    */
-  protected withDraft<R extends { config: object }>(response: R): R {
+  protected withDraft<R extends Localizable>(response: R): R {
+    const config = this.drafted(response);
+    const translations = this.translations(config);
+    const chosen = this.language(response).translations;
+    if (config === response.config && !chosen.length) return response;
+    // The least precise first, for the most precise to have the last word.
+    const localized = chosen.reduceRight((texts, key) => overlay(texts, translations[key]), config);
+    return { ...response, config: localized };
+  }
+
+  private drafted(response: Localizable): object {
     const draft = this.previewConfig;
-    return draft ? { ...response, config: { ...response.config, ...draft } } : response;
+    return draft ? { ...response.config, ...draft } : response.config;
+  }
+
+  private translations(config: object): Record<string, unknown> {
+    const { translations } = config as { translations?: Record<string, unknown> };
+    return translations ?? {};
+  }
+
+  /**
+   * The language the widget speaks: the first of its `lang`, the page's `<html lang>` and the
+   * store's default language that the merchant has texts for (see core/languages.ts).
+   */
+  protected language(response: Localizable): Language {
+    const translated = Object.keys(this.translations(this.drafted(response)));
+    return chooseLanguage(
+      [this.lang, document.documentElement.lang],
+      response.store.language,
+      translated,
+    );
   }
 
   /**
@@ -104,11 +140,13 @@ export abstract class LoyaltyElement extends LitElement {
   }
 
   /**
-   * The element's `lang` attribute, else the store's language from the configuration, else
-   * (before the configuration is known) the page's.
+   * Words, numbers and dates in the language the widget speaks; before its configuration is
+   * known, in the element's or the page's language.
    */
-  protected locale(storeLanguage?: string): Locale {
-    return locale(this.lang || storeLanguage || document.documentElement.lang);
+  protected locale(response?: Localizable): Locale {
+    return locale(
+      response ? this.language(response).lang : this.lang || document.documentElement.lang,
+    );
   }
 
   override connectedCallback(): void {

@@ -554,7 +554,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
     const { data, status } = this;
     // A launcher that cannot load stays out of the way: the store's page goes on without it.
     if (!data || status === "error") return nothing;
-    const locale = this.locale(data.response.store.language);
+    const locale = this.locale(data.response);
     const { t } = locale;
     const { config, store } = this.withDraft(data.response);
     if (!config.enabled && !this.previewConfig) return nothing;

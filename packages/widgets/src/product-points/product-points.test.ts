@@ -169,20 +169,26 @@ describe("<loyalty-product-points>", () => {
     expect(plain.shadowRoot!.querySelector('[part="icon"]')).toBeNull();
   });
 
-  it("writes numbers in the store's language, or the element's lang", async () => {
+  it("writes numbers in the language of its texts: the store's, or a translation's", async () => {
     serve(
       http.get(`${API}/store/widget/product-points`, () =>
         HttpResponse.json(
-          productPointsResponse({ template: "Gagnez {points} points" }, { language: "fr" }),
+          productPointsResponse(
+            {
+              template: "Gagnez {points} points",
+              translations: { en: { template: "Earn {points} points" } },
+            },
+            { language: "fr" },
+          ),
         ),
       ),
     );
-    const french = await mount<LoyaltyProductPoints>(tag('price="12345"'));
+    const french = await mount<LoyaltyProductPoints>(tag('price="12345" lang="fr"'));
     // French groups digits with a narrow no-break space (textOf writes every space as " ").
     expect(french.shadowRoot!.querySelector("strong")!.textContent).toBe("12\u202f345");
     expect(textOf(french)).toBe("Gagnez 12 345 points");
     const english = await mount<LoyaltyProductPoints>(tag('price="12345" lang="en"'));
-    expect(textOf(english)).toBe("Gagnez 12,345 points");
+    expect(textOf(english)).toBe("Earn 12,345 points");
   });
 
   it("takes the merchant's CSS custom properties over the configuration's colours", async () => {

@@ -62,8 +62,7 @@ export class LoyaltyProductPoints extends LoyaltyElement {
 
   protected override render() {
     const { data, status } = this;
-    const language = data?.response.store.language;
-    const locale = this.locale(language);
+    const locale = this.locale(data?.response);
     let content: unknown = nothing;
     let style = "";
     if (status === "loading" && !data) {

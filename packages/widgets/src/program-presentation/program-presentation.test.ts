@@ -657,6 +657,8 @@ describe("<loyalty-program-presentation> sections", () => {
       .poll(() => part(element, '[part="next-expiry"]').textContent?.trim())
       .toBe("120 points expire on Mar 1, 2027: spend them before.");
     unmount();
+    // A store that added French: a French page reads the programme in French.
+    configure({}, {}, {}, (response) => (response.config.translations = { fr: {} }));
     const french = await mount<Widget>(tag(`${IDENTIFIED} lang="fr"`));
     await expect
       .poll(() => part(french, '[part="next-expiry"]').textContent?.trim())
@@ -675,6 +677,7 @@ describe("<loyalty-program-presentation> sections", () => {
         ),
       ),
     );
+    configure({}, {}, {}, (response) => (response.config.translations = { fr: {} }));
     const element = await mount<Widget>(tag(`${IDENTIFIED} lang="fr"`));
     await expect
       .poll(() => part(element, '[part="negative-balance"]').textContent)
@@ -826,9 +829,14 @@ describe("<loyalty-program-presentation> states", () => {
     expect(textOf(unknown)).toBe("The loyalty programme is unavailable right now.");
   });
 
-  it("writes in the store's language, or the element's lang", async () => {
-    configure({}, {}, { language: "fr" });
-    const french = await mount<Widget>(tag(IDENTIFIED));
+  it("writes in the store's language, or the element's lang when it has texts in it", async () => {
+    configure(
+      {},
+      {},
+      { language: "fr" },
+      (response) => (response.config.translations = { en: {} }),
+    );
+    const french = await mount<Widget>(tag(`${IDENTIFIED} lang="fr"`));
     expect(seen(part(french, "#history dl"))).toBe("Votre solde 620 points Club Silver");
     expect(part(french, "#next-club").textContent?.replace(/\s+/g, " ").trim()).toBe(
       "1 180 points avant Gold",

@@ -387,7 +387,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
 
   protected override render() {
     const { data, status } = this;
-    const locale = this.locale(data?.response.store.language);
+    const locale = this.locale(data?.response);
     const { t } = locale;
     if (!data || status === "error") {
       const failed = status === "error";

@@ -175,6 +175,29 @@ export class WidgetsService {
     const { config } = await this.stored(store, kind);
     if (kind !== "program-presentation") return config;
     const presentation = config as ProgramPresentationConfig;
-    return { ...presentation, header: servedHeader(presentation.header, store.brandingColor) };
+    const { header, translations } = presentation;
+    return {
+      ...presentation,
+      header: servedHeader(header, store.brandingColor),
+      // A translated banner is the same raw HTML in another language: sanitised the same.
+      ...(translations && header.isRawHtml
+        ? {
+            translations: Object.fromEntries(
+              Object.entries(translations).map(([language, texts]) => [
+                language,
+                texts.header?.text === undefined
+                  ? texts
+                  : {
+                      ...texts,
+                      header: {
+                        ...texts.header,
+                        text: sanitizeHtml(texts.header.text, BANNER_HTML),
+                      },
+                    },
+              ]),
+            ),
+          }
+        : {}),
+    };
   }
 }
