@@ -3,7 +3,7 @@ import { page, userEvent } from "vitest/browser";
 import { claimRewardResponseSchema, rewardListResponseSchema } from "@loyalty/shared-types";
 import { API, HttpResponse, http, serve, useApiMock } from "../../test/support/api-mock.js";
 import { CUSTOMER, DOMAIN, cartResponse, rewards } from "../../test/support/fixtures.js";
-import { expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
+import { claimReward, expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
 import type { LoyaltyCartWidget } from "../cart-widget/cart-widget.js";
 import "../cart-widget/cart-widget.js";
 
@@ -67,6 +67,23 @@ describe("claiming a reward", () => {
 
     expect(sent).toEqual([]);
     expect(textOf(element)).toContain("You have 620 points");
+  });
+
+  it("writes a voucher's minimum order in the voucher's currency, not the store's", async () => {
+    serveClaims();
+    serve(
+      http.get(`${API}/store/widget/cart`, () =>
+        HttpResponse.json(cartResponse({}, { currency: "CHF" })),
+      ),
+    );
+    const element = await mount<LoyaltyCartWidget>(tag());
+    expect(part(element, "#terms-2").textContent?.trim()).toBe(
+      "On orders of €50.00 or more · Valid 30 days once claimed",
+    );
+    await claimReward("Get my code, €5 off, 500 points");
+    await expect
+      .poll(() => element.shadowRoot!.querySelector('[part="code-conditions"]')?.textContent)
+      .toBe("Valid until Dec 31, 2026 · On orders of €50.00 or more");
   });
 
   it("names the reward's conditions before the claim and keeps them beside the code after it", async () => {

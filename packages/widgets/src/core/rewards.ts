@@ -38,10 +38,13 @@ export function voucherConditions(
   {
     minimumOrderAmount,
     validityDays,
-  }: Pick<Reward["voucher"], "minimumOrderAmount" | "validityDays">,
+    currency: voucherCurrency,
+  }: Pick<Reward["voucher"], "minimumOrderAmount" | "validityDays"> & { currency?: string | null },
   { t, money, days }: Locale,
-  currency: string,
+  storeCurrency: string,
 ): string[] {
+  // A fixed amount's voucher names its currency; the others are in the store's.
+  const currency = voucherCurrency ?? storeCurrency;
   return [
     minimumOrderAmount === null
       ? ""
@@ -187,7 +190,11 @@ export class RewardsController {
             const after = [
               claim.expiresAt ? t("validUntil", { date: locale.date(claim.expiresAt) }) : "",
               ...voucherConditions(
-                { minimumOrderAmount: claim.minimumOrderAmount, validityDays: null },
+                {
+                  minimumOrderAmount: claim.minimumOrderAmount,
+                  validityDays: null,
+                  currency: reward.voucher.currency,
+                },
                 locale,
                 currency,
               ),

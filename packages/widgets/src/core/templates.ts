@@ -22,13 +22,20 @@ export const signInLink = (url: string | undefined, { t }: Locale, className = "
     : nothing;
 
 /** How far the customer is from the next club, in words and as a bar (the history's figures). */
-export function clubProgress(history: CustomerHistoryResponseV2, { t, number, points }: Locale) {
+export function clubProgress(
+  history: CustomerHistoryResponseV2,
+  { t, money, points }: Locale,
+  currency: string,
+) {
   const { nextClub } = history;
   if (!nextClub) return nothing;
   return html`<p id="next-club">
       ${
         history.clubQualification.basis === "amount-spent"
-          ? t("toNextClubSpent", { amount: number(nextClub.pointsToReach), club: nextClub.name })
+          ? t("toNextClubSpent", {
+              amount: money(nextClub.pointsToReach, currency),
+              club: nextClub.name,
+            })
           : t("toNextClub", { points: points(nextClub.pointsToReach), club: nextClub.name })
       }
     </p>

@@ -325,7 +325,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
     </section>`;
   }
 
-  private balance(history: CustomerHistoryResponseV2, locale: Locale) {
+  private balance(history: CustomerHistoryResponseV2, locale: Locale, currency: string) {
     const { t, points, number, date } = locale;
     const { club, negativeBalance, nextExpiry } = history;
     const pending = history.pendingPoints > 0;
@@ -369,7 +369,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
             </p>`
           : nothing
       }
-      ${clubProgress(history, locale)}
+      ${clubProgress(history, locale, currency)}
     </div>`;
   }
 
@@ -545,7 +545,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
         : html`<p role="alert">${t("unavailable")}</p>
             ${ways} ${rewards}`;
     }
-    return html`${this.balance(history, locale)} ${rewards}
+    return html`${this.balance(history, locale, store.currency)} ${rewards}
     ${this.section("codes", t("myCodes"), this.codes(panel.codes, data, locale))} ${ways}
     ${config.showReferral ? this.inviteSection(data, locale, storeName) : nothing}`;
   }

@@ -338,7 +338,7 @@ export class LoyaltyProgramPresentation extends LoyaltyElement {
             </p>`
           : nothing
       }
-      ${clubProgress(history, locale)}
+      ${clubProgress(history, locale, data.response.store.currency)}
       <h3>${t("history")}</h3>
       ${
         transactions.length
