@@ -1,11 +1,17 @@
 import type { BrowserCommand } from "vitest/node";
 import { runSourceToEnd } from "./global-setup.js";
 
+/** The widget attributes a store's server renders (the SDK's): its own, and a customer's. */
+export type WidgetAttributes = Record<string, string>;
+
 export interface SeededStore {
-  /** The widget attributes the store's server renders for customer 42, from the SDK. */
-  attributes: Record<string, string>;
-  /** The points customer 42 holds. */
-  balance: number;
+  /** The attributes of a page seen by a visitor. */
+  visitor: WidgetAttributes;
+  /**
+   * Customers 42, 43 and 44 after one paid order each (640 €, 700 € and 1 500 €), by id: their
+   * attributes and the points they hold.
+   */
+  customers: Record<"42" | "43" | "44", { attributes: WidgetAttributes; balance: number }>;
 }
 
 /** Runs in Node, called from the test page: a demo store for the page's origin (seed-store.ts). */
