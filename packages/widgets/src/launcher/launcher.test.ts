@@ -98,6 +98,40 @@ describe("<loyalty-launcher>", () => {
     expect(button(element).getAttribute("aria-expanded")).toBe("false");
   });
 
+  it("opens from the theme's own link, even before it has loaded, and gives focus back to it", async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    serve(
+      http.get(`${API}/store/widget/launcher`, async () => {
+        await answered;
+        return HttpResponse.json(launcherResponse());
+      }),
+    );
+    const link = document.createElement("a");
+    link.href = "#rewards";
+    link.textContent = "Our rewards";
+    document.body.append(link);
+    const container = document.createElement("div");
+    container.innerHTML = tag();
+    document.body.append(container);
+    const element = container.firstElementChild as LoyaltyLauncher;
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      void element.show();
+    });
+    // The shopper follows the link before the launcher's configuration has arrived.
+    link.focus();
+    await userEvent.keyboard("{Enter}");
+    answer();
+    await expect.poll(() => element.shadowRoot!.querySelector("dialog")?.open).toBe(true);
+    await loaded(element);
+
+    await userEvent.keyboard("{Escape}");
+    await expect.poll(() => dialog(element).open).toBe(false);
+    expect(document.activeElement).toBe(link);
+    link.remove();
+  });
+
   it("keeps the keyboard inside the open panel: Tab and Shift+Tab wrap around", async () => {
     const element = await mount<LoyaltyLauncher>(tag());
     await openByKeyboard(element);

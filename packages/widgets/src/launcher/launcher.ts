@@ -1,4 +1,4 @@
-import { html, nothing } from "lit";
+import { html, nothing, type PropertyValues } from "lit";
 import type {
   CustomerCode,
   CustomerHistoryResponseV2,
@@ -117,6 +117,10 @@ export class LoyaltyLauncher extends LoyaltyElement {
   private readonly rewards = new RewardsController(this);
   /** Whether the panel is open (always, in the back-office's preview). */
   private opened = false;
+  /** `show()` was called before the configuration loaded. */
+  private showWhenLoaded = false;
+  /** What had the focus when the panel opened. */
+  private opener: HTMLElement | undefined;
   private invitation: Invitation = { state: "idle" };
   /** What a shared invitation says, with its link. */
   private shareText = "";
@@ -176,10 +180,20 @@ export class LoyaltyLauncher extends LoyaltyElement {
     }
   }
 
-  /** Opens the panel; its data is read the first time. */
+  /**
+   * Opens the panel; its data is read the first time. Called before the launcher's
+   * configuration has loaded (a theme's "Rewards" link clicked early), it opens once loaded.
+   */
   async show(): Promise<void> {
+    // What had the focus (the button, or the theme's own link) gets it back on closing.
+    const active = document.activeElement;
+    this.opener = active instanceof HTMLElement && active !== document.body ? active : undefined;
     const data = this.data;
-    if (!data || this.opened) return;
+    if (!data) {
+      this.showWhenLoaded = true;
+      return;
+    }
+    if (this.opened) return;
     this.opened = true;
     if (!data.panel) void this.fillPanel(data);
     this.requestUpdate();
@@ -187,9 +201,18 @@ export class LoyaltyLauncher extends LoyaltyElement {
     this.dialog?.showModal();
   }
 
-  /** Closes the panel; focus goes back to the button. */
+  /** Closes the panel; focus goes back to what opened it. */
   hide(): void {
+    this.showWhenLoaded = false;
     this.dialog?.close();
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    super.updated(changed);
+    if (this.showWhenLoaded && this.data && this.status === "ready") {
+      this.showWhenLoaded = false;
+      void this.show();
+    }
   }
 
   /**
@@ -215,7 +238,11 @@ export class LoyaltyLauncher extends LoyaltyElement {
   private readonly closed = () => {
     this.opened = false;
     this.requestUpdate();
-    this.renderRoot.querySelector<HTMLElement>('[part="button"]')?.focus();
+    const opener = this.opener;
+    this.opener = undefined;
+    // Opened by the button (focus inside this element) or by nothing still on the page: the button.
+    if (opener && opener !== this && opener.isConnected) opener.focus();
+    else this.renderRoot.querySelector<HTMLElement>('[part="button"]')?.focus();
   };
 
   /** A claim here or in another widget of the page: the balance it left, and the new code. */
