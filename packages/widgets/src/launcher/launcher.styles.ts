@@ -219,6 +219,12 @@ export const styles = css`
     outline: 3px solid var(--_accent-color);
     outline-offset: 1px;
   }
+  #invitation-link {
+    display: block;
+    inline-size: 100%;
+    box-sizing: border-box;
+    margin-block: 0.4rem 0.6rem;
+  }
   input[aria-invalid="true"] {
     border-color: #b3261e;
   }

@@ -340,6 +340,87 @@ describe("<loyalty-launcher>", () => {
     }
   });
 
+  it("shows the invitation's link, selected, where the browser can neither share nor copy", async () => {
+    serve(
+      http.post(`${API}/point/referral`, () =>
+        HttpResponse.json(
+          { hash: "h4sh", status: "pending", email: "ana@example.com" },
+          { status: 201 },
+        ),
+      ),
+    );
+    const share = Object.getOwnPropertyDescriptor(Navigator.prototype, "share");
+    const write = Object.getOwnPropertyDescriptor(Clipboard.prototype, "writeText")!;
+    // A browser whose share sheet refuses this page, and whose clipboard is denied to it.
+    Object.defineProperty(Navigator.prototype, "share", {
+      configurable: true,
+      value: () => Promise.reject(new DOMException("denied", "NotAllowedError")),
+    });
+    Object.defineProperty(Clipboard.prototype, "writeText", {
+      configurable: true,
+      value: () => Promise.reject(new DOMException("denied", "NotAllowedError")),
+    });
+    try {
+      const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
+      await openByKeyboard(element);
+      await loaded(element);
+      await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
+      await userEvent.keyboard("{Enter}");
+      await expect
+        .poll(() => focused(element)?.textContent?.trim())
+        .toBe("Share the invitation link");
+      await userEvent.keyboard("{Enter}");
+      await expect.poll(() => focused(element)?.id).toBe("invitation-link");
+      const field = part<HTMLInputElement>(element, "#invitation-link");
+      expect(field.value).toBe("https://shop.example/welcome?loyalty_referral=h4sh");
+      expect(field.readOnly).toBe(true);
+      expect(field.getBoundingClientRect().width).toBeGreaterThan(100);
+      expect(field.value.slice(field.selectionStart!, field.selectionEnd!)).toBe(field.value);
+      await expectAccessible();
+    } finally {
+      Object.defineProperty(Clipboard.prototype, "writeText", write);
+      if (share) Object.defineProperty(Navigator.prototype, "share", share);
+      else Reflect.deleteProperty(Navigator.prototype, "share");
+    }
+  });
+
+  it("copies the link when the browser refuses to share it", async () => {
+    serve(
+      http.post(`${API}/point/referral`, () =>
+        HttpResponse.json(
+          { hash: "h4sh", status: "pending", email: "ana@example.com" },
+          { status: 201 },
+        ),
+      ),
+    );
+    const share = Object.getOwnPropertyDescriptor(Navigator.prototype, "share");
+    Object.defineProperty(Navigator.prototype, "share", {
+      configurable: true,
+      value: () => Promise.reject(new DOMException("denied", "NotAllowedError")),
+    });
+    try {
+      await navigator.clipboard.writeText("");
+      const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
+      await openByKeyboard(element);
+      await loaded(element);
+      await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
+      await userEvent.keyboard("{Enter}");
+      await expect
+        .poll(() => focused(element)?.textContent?.trim())
+        .toBe("Share the invitation link");
+      await userEvent.keyboard("{Enter}");
+      await expect
+        .poll(() => navigator.clipboard.readText())
+        .toBe("https://shop.example/welcome?loyalty_referral=h4sh");
+      await expect
+        .poll(() => element.shadowRoot!.querySelector("#announcement")?.textContent)
+        .toBe("Link copied");
+    } finally {
+      if (share) Object.defineProperty(Navigator.prototype, "share", share);
+      else Reflect.deleteProperty(Navigator.prototype, "share");
+    }
+  });
+
   it("shares the invitation's link with the Web Share API where the browser has it", async () => {
     serve(
       http.post(`${API}/point/referral`, () =>

@@ -54,7 +54,7 @@ interface Data {
 type Invitation =
   | { state: "idle" }
   | { state: "sending" }
-  | { state: "sent"; email: string; link: string; shared?: boolean }
+  | { state: "sent"; email: string; link: string; shared?: boolean; showLink?: boolean }
   | { state: "refused"; message: StringKey };
 
 /**
@@ -326,16 +326,25 @@ export class LoyaltyLauncher extends LoyaltyElement {
     if (typeof navigator.share === "function") {
       try {
         await navigator.share({ text: this.shareText, url: invitation.link });
-      } catch {
-        // Dismissed by the customer: nothing to say.
+        return;
+      } catch (error) {
+        // Dismissed by the customer: nothing to say. Refused by the browser: copy instead.
+        if (error instanceof DOMException && error.name === "AbortError") return;
       }
-      return;
     }
-    if (await copyText(invitation.link, this.renderRoot.querySelector("#invitation-link"))) {
+    if (await copyText(invitation.link, undefined)) {
       this.invitation = { ...invitation, shared: true };
       this.announcement = locale.t("linkCopied");
       this.requestUpdate();
+      return;
     }
+    // Neither: the link in a field the customer sees, selected for them to copy.
+    this.invitation = { ...invitation, showLink: true };
+    this.requestUpdate();
+    await this.updateComplete;
+    const field = this.renderRoot.querySelector<HTMLInputElement>("#invitation-link");
+    field?.focus();
+    field?.select();
   }
 
   private async inviteAnother() {
@@ -449,7 +458,17 @@ export class LoyaltyLauncher extends LoyaltyElement {
     let body: unknown;
     if (invitation.state === "sent") {
       body = html`<p>${t("invited", { email: invitation.email })}</p>
-        <p class="sr-only" id="invitation-link">${invitation.link}</p>
+        ${
+          invitation.showLink
+            ? html`<label for="invitation-link">${t("invitationLink")}</label>
+                <input
+                  id="invitation-link"
+                  part="invitation-link"
+                  readonly
+                  .value=${invitation.link}
+                />`
+            : nothing
+        }
         <div class="actions">
           <button part="share-button" class="button" @click=${() => void this.share(locale)}>
             ${
