@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   LoyaltyClient,
   LoyaltyError,
   LoyaltyNotFoundError,
   LoyaltyValidationError,
+  type RefereeCodeResponse,
 } from "@loyalty/node-sdk";
 import { emailSchema } from "@loyalty/shared-types";
 import cookieParser from "cookie-parser";
@@ -18,6 +18,7 @@ import express, {
 import { findProduct, findVariant } from "./catalogue.js";
 import type { StoreConfig } from "./config.js";
 import type { Html } from "./html.js";
+import { priceCart, type AppliedCode } from "./pricing.js";
 import { customerIdFor, StoreData, type Order } from "./store-data.js";
 import {
   accountPage,
@@ -28,22 +29,32 @@ import {
   productPage,
   type AccountNotice,
   type CartLine,
+  type CartNotice,
   type PageContext,
   type Shopper,
 } from "./views.js";
+import { loadWidgetsScript, sendWidgetsScript, UNHASHED_URL } from "./widgets-script.js";
 
 /** The widgets' one script, as the published package ships it. */
 const WIDGETS_SCRIPT = fileURLToPath(import.meta.resolve("@loyalty/widgets/loyalty-widgets.js"));
 const PUBLIC_DIR = fileURLToPath(new URL("../public", import.meta.url));
 
-/** In a signed cookie: an id (a cart is placed once) and `{ "<productId>:<variantId>": quantity }`. */
+/**
+ * In a signed cookie: an id (a cart is placed once), `{ "<productId>:<variantId>": quantity }`
+ * and the discount code the shopper applied, checked again whenever it is used.
+ */
 interface Cart {
   id: string;
   lines: Record<string, number>;
+  code?: string;
 }
 
 const COOKIE = { httpOnly: true, sameSite: "lax", signed: true, path: "/" } as const;
 const MAX_QUANTITY = 99;
+/** Codes are `XXXX-XXXX-XXXX`; a platform's own may be longer, never this long. */
+const MAX_CODE_LENGTH = 64;
+/** How the cart names an invited friend's code. */
+const WELCOME_OFFER = "Welcome offer";
 
 const roundCents = (amount: number) => Math.round(amount * 100) / 100;
 
@@ -62,11 +73,12 @@ function readShopper(req: Request): Shopper | undefined {
 
 function readCart(req: Request): Cart {
   const value: unknown = req.signedCookies["cart"];
-  const { id, lines } = (typeof value === "object" && value !== null ? value : {}) as Record<
+  const { id, lines, code } = (typeof value === "object" && value !== null ? value : {}) as Record<
     string,
     unknown
   >;
   const cart: Cart = { id: typeof id === "string" ? id : randomUUID(), lines: {} };
+  if (typeof code === "string" && code.length <= MAX_CODE_LENGTH) cart.code = code;
   if (typeof lines === "object" && lines !== null) {
     for (const [key, quantity] of Object.entries(lines)) {
       if (cartLine(key, quantity)) cart.lines[key] = quantity as number;
@@ -108,6 +120,12 @@ function quantityField(req: Request, min: number): number {
   return quantity;
 }
 
+/** Why a code cannot go in the cart (the notices of `/cart?discount=`). */
+type CodeRefusal = "used" | "not-yours" | "sign-in" | "expired";
+
+/** A code checked for the shopper: what it gives, or why they cannot use it. */
+type CodeCheck = { applied: AppliedCode } | { refused: CodeRefusal };
+
 /** What went wrong with the loyalty service, in a sentence for the shopper. */
 function loyaltyProblem(error: unknown): string {
   if (error instanceof LoyaltyError) return `${error.message} (request ${error.requestId ?? "?"})`;
@@ -141,15 +159,26 @@ export function createStoreApp(config: StoreConfig): Express {
     next();
   });
 
-  app.get("/assets/loyalty-widgets.js", (_req, res) => {
-    if (!existsSync(WIDGETS_SCRIPT)) {
+  // Read and compressed once; until the widgets are built, read again on each request.
+  let widgetsScript = loadWidgetsScript(WIDGETS_SCRIPT);
+  const currentWidgetsScript = () => (widgetsScript ??= loadWidgetsScript(WIDGETS_SCRIPT));
+  // The pages name the script by its content: browsers keep it for a year and never ask again,
+  // and a new build is a new URL. The unhashed URL stays for pages written by hand, cached 5 min.
+  app.get("/assets/loyalty-widgets{.:hash}.js", (req, res, next) => {
+    const script = currentWidgetsScript();
+    if (!script) {
       res
         .status(503)
         .type("text/plain")
         .send("The widgets are not built: run `pnpm --filter @loyalty/widgets build`.");
       return;
     }
-    res.sendFile(WIDGETS_SCRIPT, { maxAge: "5m" });
+    if (req.path === UNHASHED_URL) {
+      return sendWidgetsScript(req, res, script, "public, max-age=300");
+    }
+    // Another build's hash: not this content, which must not be cached under its name.
+    if (req.path !== script.url) return next();
+    sendWidgetsScript(req, res, script, "public, max-age=31536000, immutable");
   });
   app.use("/assets", express.static(PUBLIC_DIR, { maxAge: "5m" }));
 
@@ -164,8 +193,51 @@ export function createStoreApp(config: StoreConfig): Express {
       widgets: loyalty.widgetAttributes(shopper?.id, { apiBase: config.publicApiUrl }),
       apiBase: config.publicApiUrl,
       domain: config.origin,
+      widgetsScriptUrl: currentWidgetsScript()?.url ?? UNHASHED_URL,
     };
   }
+
+  /** An invitation's welcome code, or undefined for a link the service does not know. */
+  async function refereeCode(referralHash: string): Promise<RefereeCodeResponse | undefined> {
+    try {
+      return await loyalty.referrals.getRefereeCode({ referralHash });
+    } catch (error) {
+      // A link someone mistyped or made up: the service does not know it, or not its form.
+      if (error instanceof LoyaltyNotFoundError || error instanceof LoyaltyValidationError) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Whether the shopper may use this code, never taking the browser's word for it: one of the
+   * signed-in shopper's unused reward codes (the loyalty service lists them), or the welcome
+   * code of the invitation this browser arrived with. A code an order of this store used is
+   * refused at once, before the loyalty service has credited that order and struck it off.
+   */
+  async function checkCode(req: Request, typed: string): Promise<CodeCheck> {
+    const wanted = typed.trim().toUpperCase();
+    if (data.orderUsing(wanted)) return { refused: "used" };
+    const shopper = readShopper(req);
+    if (shopper) {
+      const codes = await loyalty.rewards.listCodes(shopper.id);
+      const own = codes.find((each) => each.code.toUpperCase() === wanted);
+      if (own) return { applied: { code: own.code, name: own.rewardName, voucher: own.voucher } };
+    }
+    const referralHash: unknown = req.signedCookies["referral"];
+    const welcome = typeof referralHash === "string" ? await refereeCode(referralHash) : undefined;
+    if (welcome?.code.toUpperCase() === wanted) {
+      if (welcome.expiresAt && Date.parse(welcome.expiresAt) <= Date.now()) {
+        return { refused: "expired" };
+      }
+      return { applied: { code: welcome.code, name: WELCOME_OFFER, voucher: welcome.voucher } };
+    }
+    return { refused: shopper ? "not-yours" : "sign-in" };
+  }
+
+  const cartWith = (code: string, outcome: "applied" | "removed" | CodeRefusal) =>
+    `/cart?${new URLSearchParams({ discount: outcome, code }).toString()}#discount`;
 
   const send = (res: Response, page: Html, status = 200) =>
     res.status(status).type("html").set("Cache-Control", "no-store").send(page.text);
@@ -182,6 +254,10 @@ export function createStoreApp(config: StoreConfig): Express {
 
   /** Tells the loyalty service of a paid order; it credits the points a moment later. */
   async function register(order: Order): Promise<void> {
+    const paidForGoods = order.lines.reduce((sum, line) => sum + line.totalPaid, 0);
+    const discountAmount = roundCents(
+      order.lines.reduce((sum, line) => sum + line.unitPrice * line.quantity, 0) - paidForGoods,
+    );
     try {
       await loyalty.orders.register(
         {
@@ -197,11 +273,13 @@ export function createStoreApp(config: StoreConfig): Express {
             name: line.name,
             quantity: line.quantity,
             unitPrice: line.unitPrice,
-            totalPaid: roundCents(line.unitPrice * line.quantity),
+            totalPaid: line.totalPaid,
           })),
-          totalPaid: roundCents(
-            order.lines.reduce((sum, line) => sum + line.unitPrice * line.quantity, 0),
-          ),
+          shippingAmount: order.shippingAmount,
+          ...(discountAmount > 0 && { discountAmount }),
+          totalPaid: roundCents(paidForGoods + order.shippingAmount),
+          // The loyalty service strikes a reward code it names off the customer's codes.
+          discountCodes: order.discount ? [order.discount.code] : [],
         },
         // No Idempotency-Key of ours: registration is idempotent by order id (sending the order
         // again, changed or not, never credits twice), and the SDK keeps one key across its own
@@ -229,7 +307,8 @@ export function createStoreApp(config: StoreConfig): Express {
             .map((line) => ({
               lineId: line.lineId,
               quantity: line.refundedQuantity,
-              amount: roundCents(line.refundedQuantity * line.unitPrice),
+              // What was paid for the units given back: their share of a discounted line.
+              amount: roundCents((line.totalPaid * line.refundedQuantity) / line.quantity),
             })),
           refundedAt: new Date().toISOString(),
         },
@@ -271,7 +350,53 @@ export function createStoreApp(config: StoreConfig): Express {
     res.cookie("cart", cart, COOKIE).redirect(303, "/cart");
   });
 
-  app.get("/cart", (req, res) => send(res, cartPage(context(req), cartLines(readCart(req)))));
+  // The cart's code is checked again on every view: one used meanwhile (in another tab), expired,
+  // or not the shopper's any more (another shopper signed in) leaves the cart, with a notice.
+  app.get("/cart", async (req, res) => {
+    const cart = readCart(req);
+    let notice = cartNotice(req, cart.code);
+    let applied: AppliedCode | undefined;
+    if (cart.code) {
+      try {
+        const check = await checkCode(req, cart.code);
+        if ("applied" in check) {
+          applied = check.applied;
+        } else {
+          notice = { kind: "error", text: codeRefusal(cart.code, check.refused, "dropped") };
+          delete cart.code;
+          res.cookie("cart", cart, COOKIE);
+        }
+      } catch (error) {
+        if (!(error instanceof LoyaltyError)) throw error;
+        process.stderr.write(`GET /cart: ${loyaltyProblem(error)}\n`);
+        notice = {
+          kind: "error",
+          text: `Your code ${cart.code} cannot be checked right now: it is not applied yet.`,
+        };
+      }
+    }
+    send(res, cartPage(context(req), cartLines(cart), applied, notice));
+  });
+
+  // A code typed in the cart's form, or claimed in a widget (the store's script posts it here).
+  app.post("/cart/discount", form, async (req, res) => {
+    const typed = (field(req, "code") ?? "").toUpperCase();
+    if (!typed) return res.redirect(303, "/cart#discount");
+    if (typed.length > MAX_CODE_LENGTH) throw new BadRequest("That is not a discount code.");
+    const check = await checkCode(req, typed);
+    if (!("applied" in check)) return res.redirect(303, cartWith(typed, check.refused));
+    const cart = readCart(req);
+    cart.code = check.applied.code;
+    res.cookie("cart", cart, COOKIE).redirect(303, cartWith(cart.code, "applied"));
+  });
+
+  app.post("/cart/discount/remove", (req, res) => {
+    const cart = readCart(req);
+    const { code } = cart;
+    if (!code) return res.redirect(303, "/cart#discount");
+    delete cart.code;
+    res.cookie("cart", cart, COOKIE).redirect(303, cartWith(code, "removed"));
+  });
 
   // Checkout: the order is paid (the demo takes no payment), kept, then registered with the
   // loyalty service.
@@ -281,9 +406,27 @@ export function createStoreApp(config: StoreConfig): Express {
     const lines = cartLines(cart);
     if (!shopper) return res.redirect(303, "/account?next=/cart");
     // A second submission of a cart (a double click, a reload) shows the order it placed.
+    const showPlaced = (order: Order) =>
+      res.redirect(303, `/account?placed=${order.externalId}#orders`);
     const placed = data.placedFrom(cart.id);
-    if (placed) return res.redirect(303, `/account?placed=${placed.externalId}#orders`);
+    if (placed) return showPlaced(placed);
     if (!lines.length) return res.redirect(303, "/cart");
+    let code: AppliedCode | undefined;
+    if (cart.code) {
+      // Checked again for the shopper checking out; if it fails, the cart says why.
+      const check = await checkCode(req, cart.code);
+      if (!("applied" in check)) return res.redirect(303, "/cart");
+      code = check.applied;
+    }
+    // The same cart submitted again while the code was checked: that submission placed it.
+    const placedMeanwhile = data.placedFrom(cart.id);
+    if (placedMeanwhile) return showPlaced(placedMeanwhile);
+    const totals = priceCart(
+      lines.map((line) => line.price * line.quantity),
+      code?.voucher,
+    );
+    // A code that gives this order nothing (below its minimum) is not spent on it.
+    const used = code && !totals.unmet ? code : undefined;
     const order = data.place({
       cartId: cart.id,
       customerId: shopper.id,
@@ -297,8 +440,11 @@ export function createStoreApp(config: StoreConfig): Express {
         categoryIds: line.product.categoryIds,
         quantity: line.quantity,
         unitPrice: line.price,
+        totalPaid: totals.lineTotals[index] ?? line.price * line.quantity,
         refundedQuantity: 0,
       })),
+      shippingAmount: totals.shipping,
+      discount: used ? { code: used.code, name: used.name, amount: totals.discount } : null,
     });
     await register(order);
     res.clearCookie("cart", COOKIE).redirect(303, `/account?placed=${order.externalId}#orders`);
@@ -401,20 +547,14 @@ export function createStoreApp(config: StoreConfig): Express {
   app.get("/welcome", async (req, res) => {
     const referralHash = req.query["loyalty_referral"];
     if (typeof referralHash !== "string" || !referralHash) return res.redirect(303, "/");
-    try {
-      const code = await loyalty.referrals.getRefereeCode({ referralHash });
-      send(res, welcomePage(context(req), code));
-    } catch (error) {
-      // A link someone mistyped or made up: the service does not know it, or not its form.
-      if (!(error instanceof LoyaltyNotFoundError || error instanceof LoyaltyValidationError)) {
-        throw error;
-      }
-      send(
-        res,
-        messagePage(context(req), "Welcome", "This invitation link is not valid any more."),
-        404,
-      );
+    const code = await refereeCode(referralHash);
+    if (!code) {
+      const text = "This invitation link is not valid any more.";
+      return send(res, messagePage(context(req), "Welcome", text), 404);
     }
+    // The invitation this browser came with: its code is the friend's to put in the cart.
+    res.cookie("referral", referralHash, COOKIE);
+    send(res, welcomePage(context(req), code));
   });
 
   app.use((req, res) => send(res, messagePage(context(req), "Not found", "No such page."), 404));
@@ -450,6 +590,37 @@ const INVITE_REFUSALS = new Map([
   ["referral-already-completed", "Your friend has already joined through an invitation."],
   ["validation-failed", "That invitation cannot be sent (is it your own address?)."],
 ]);
+
+/** Why a code cannot be used, as the shopper reads it. */
+const CODE_REFUSALS: Record<CodeRefusal, string> = {
+  used: "it has been used already",
+  "not-yours": "it is not one of your codes, or it has been used or has expired",
+  "sign-in": "sign in first: a reward code is for the shopper who claimed it",
+  expired: "it has expired",
+};
+
+function codeRefusal(code: string, refusal: CodeRefusal, when: "typed" | "dropped"): string {
+  return when === "typed"
+    ? `The code ${code} cannot be used: ${CODE_REFUSALS[refusal]}.`
+    : `The code ${code} was taken out of your cart: ${CODE_REFUSALS[refusal]}.`;
+}
+
+/** What the last action on the cart's code did (`/cart?discount=…&code=…`). */
+function cartNotice(req: Request, cartCode: string | undefined): CartNotice | undefined {
+  const { discount, code } = req.query;
+  if (typeof discount !== "string" || typeof code !== "string") return undefined;
+  if (discount === "applied") {
+    // Said of the cart's own code only: a link cannot make the page claim another is applied.
+    return code === cartCode
+      ? { kind: "success", text: `The code ${code} is applied to your cart.` }
+      : undefined;
+  }
+  if (discount === "removed") return { kind: "success", text: `The code ${code} is removed.` };
+  // Object.hasOwn: `?discount=constructor` is no refusal.
+  return Object.hasOwn(CODE_REFUSALS, discount)
+    ? { kind: "error", text: codeRefusal(code, discount as CodeRefusal, "typed") }
+    : undefined;
+}
 
 function accountNotice(req: Request, orders: Order[]): AccountNotice | undefined {
   const find = (name: string) => {

@@ -10,8 +10,17 @@ export interface OrderLine {
   categoryIds: number[];
   quantity: number;
   unitPrice: number;
+  /** What the customer paid for the line, after the order's code. */
+  totalPaid: number;
   /** Units given back so far, all credit notes together. */
   refundedQuantity: number;
+}
+
+export interface OrderDiscount {
+  code: string;
+  /** The reward's name, or "Welcome offer" for an invited friend's code. */
+  name: string;
+  amount: number;
 }
 
 export type OrderStatus = "paid" | "partially_refunded" | "refunded";
@@ -25,6 +34,10 @@ export interface Order {
   email: string;
   placedAt: string;
   lines: OrderLine[];
+  /** Delivery as charged. */
+  shippingAmount: number;
+  /** The code the order used, and what it took off (goods and delivery). */
+  discount: OrderDiscount | null;
   status: OrderStatus;
   creditNotes: number;
   /** The cart it was placed from: a second submission of the same cart is the same order. */
@@ -91,7 +104,18 @@ export class StoreData {
    * Records a new order. Its id grows with the clock, so a store started afresh against a
    * loyalty database that already knows earlier orders never reuses one of their ids.
    */
-  place(order: Pick<Order, "customerId" | "email" | "placedAt" | "lines" | "cartId">): Order {
+  /** The order that used this code, if one did (codes are single-use, in any case). */
+  orderUsing(code: string): Order | undefined {
+    const wanted = code.toUpperCase();
+    return this.data.orders.find((order) => order.discount?.code.toUpperCase() === wanted);
+  }
+
+  place(
+    order: Pick<
+      Order,
+      "customerId" | "email" | "placedAt" | "lines" | "shippingAmount" | "discount" | "cartId"
+    >,
+  ): Order {
     const externalId = Math.max(this.data.lastExternalId + 1, Date.now());
     const placed: Order = {
       ...order,
@@ -118,7 +142,18 @@ export class StoreData {
 
   private read(): Data | undefined {
     try {
-      return JSON.parse(readFileSync(this.file, "utf8")) as Data;
+      const data = JSON.parse(readFileSync(this.file, "utf8")) as Data;
+      // Orders kept before the store took codes have no delivery, code or paid amounts.
+      data.orders = data.orders.map((order) => ({
+        ...order,
+        shippingAmount: order.shippingAmount ?? 0,
+        discount: order.discount ?? null,
+        lines: order.lines.map((line) => ({
+          ...line,
+          totalPaid: line.totalPaid ?? Math.round(line.unitPrice * line.quantity * 100) / 100,
+        })),
+      }));
+      return data;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;

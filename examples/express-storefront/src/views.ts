@@ -5,6 +5,13 @@ import {
 } from "@loyalty/node-sdk";
 import { CATEGORIES, PRODUCTS, type Product } from "./catalogue.js";
 import { html, trusted, type Html } from "./html.js";
+import {
+  FREE_SHIPPING_FROM,
+  priceCart,
+  type AppliedCode,
+  type Unmet,
+  type Voucher,
+} from "./pricing.js";
 import type { Order, OrderLine } from "./store-data.js";
 
 export interface Shopper {
@@ -21,6 +28,8 @@ export interface PageContext {
   widgets: WidgetAttributes;
   apiBase: string;
   domain: string;
+  /** The widgets' script, under its content-hashed URL once it is built. */
+  widgetsScriptUrl: string;
 }
 
 export interface CartLine {
@@ -46,7 +55,7 @@ function layout(context: PageContext, title: string, body: Html): Html {
         <link rel="icon" href="/assets/favicon.svg" />
         <link rel="stylesheet" href="/assets/store.css" />
         <script
-          src="/assets/loyalty-widgets.js"
+          src="${context.widgetsScriptUrl}"
           data-api-base="${context.apiBase}"
           data-domain="${context.domain}"
           defer
@@ -64,7 +73,10 @@ function layout(context: PageContext, title: string, body: Html): Html {
             <a href="/account">${shopper ? `${shopper.firstName}'s account` : "Sign in"}</a>
           </nav>
         </header>
-        <main>${body}</main>
+        <main>
+          <p class="notice" data-cart-notice role="status" hidden></p>
+          ${body}
+        </main>
         ${widget("loyalty-launcher", context.widgets)}
         <footer class="site">
           A demo store of the Loyalty Points platform. Nothing is for sale; codes are sandbox codes.
@@ -154,22 +166,91 @@ export function productPage(context: PageContext, product: Product): Html {
   );
 }
 
-export function cartPage(context: PageContext, lines: CartLine[]): Html {
+export interface CartNotice {
+  kind: "success" | "error";
+  text: string;
+}
+
+/** What a voucher gives: "€5.00 off", "10% off", "free shipping". */
+function voucherGives(voucher: Voucher): string {
+  if (voucher.kind === "free_shipping") return "free shipping";
+  if (voucher.kind === "percentage") return `${voucher.value ?? 0}% off`;
+  return `${money(voucher.value ?? 0)} off`;
+}
+
+function unmetText(unmet: Unmet): string {
+  switch (unmet.reason) {
+    case "minimum":
+      return `This code needs an order of ${money(unmet.minimum)} or more: add ${money(unmet.missing)} to use it.`;
+    case "currency":
+      return `This code is for orders in ${unmet.currency}; this store sells in euros.`;
+    case "shipping-free":
+      return "Shipping is free on this order already: keep the code for another one.";
+  }
+}
+
+/** The cart's code with what it gives, a form to type one, and what the last action did. */
+function discountSection(
+  code: AppliedCode | undefined,
+  unmet: Unmet | undefined,
+  notice: CartNotice | undefined,
+): Html {
+  return html`<section id="discount" class="discount">
+    <h2>Discount code</h2>
+    ${notice ? html`<p class="notice ${notice.kind}" role="status">${notice.text}</p>` : ""}
+    ${
+      code
+        ? html`<div class="applied" data-applied-code="${code.code}">
+            <p><code>${code.code}</code> · ${code.name}: ${voucherGives(code.voucher)}</p>
+            ${unmet ? html`<p class="notice error">${unmetText(unmet)}</p>` : ""}
+            <form method="post" action="/cart/discount/remove" class="inline">
+              <button type="submit">Remove the code</button>
+            </form>
+          </div>`
+        : ""
+    }
+    <form method="post" action="/cart/discount" class="code-form">
+      <label
+        >Discount code
+        <input
+          type="text"
+          name="code"
+          required
+          maxlength="64"
+          autocomplete="off"
+          spellcheck="false"
+      /></label>
+      <button type="submit">Apply</button>
+    </form>
+  </section>`;
+}
+
+export function cartPage(
+  context: PageContext,
+  lines: CartLine[],
+  code: AppliedCode | undefined,
+  notice: CartNotice | undefined,
+): Html {
   if (!lines.length) {
     return layout(
       context,
       "Cart",
       html`<h1>Your cart</h1>
         <p>Your cart is empty. <a href="/">Browse the shop</a>.</p>
-        ${widget("loyalty-cart-widget", context.widgets, { items: "[]" })}`,
+        ${widget("loyalty-cart-widget", context.widgets, { items: "[]" })}
+        ${discountSection(code, undefined, notice)}`,
     );
   }
-  const total = lines.reduce((sum, line) => sum + line.price * line.quantity, 0);
-  // The cart widget's lines: what each unit costs and which rules it falls under.
-  const items = lines.map((line) => ({
+  const totals = priceCart(
+    lines.map((line) => line.price * line.quantity),
+    code?.voucher,
+  );
+  // The cart widget's lines: what each unit costs after the code and which rules it falls
+  // under, so that the points it shows are those of what the shopper pays.
+  const items = lines.map((line, index) => ({
     product: line.product.id,
     categories: line.product.categoryIds,
-    price: line.price,
+    price: Math.round(((totals.lineTotals[index] ?? 0) / line.quantity) * 100) / 100,
     quantity: line.quantity,
   }));
   const rows = lines.map(
@@ -195,7 +276,7 @@ export function cartPage(context: PageContext, lines: CartLine[]): Html {
   );
   const checkout = context.shopper
     ? html`<form method="post" action="/checkout">
-        <button type="submit" class="primary">Place the order (${money(total)})</button>
+        <button type="submit" class="primary">Place the order (${money(totals.total)})</button>
       </form>`
     : html`<p><a class="button primary" href="/account?next=/cart">Sign in to check out</a></p>`;
   return layout(
@@ -215,13 +296,29 @@ export function cartPage(context: PageContext, lines: CartLine[]): Html {
         </tbody>
         <tfoot>
           <tr>
+            <th colspan="2">Subtotal</th>
+            <td class="amount">${money(totals.subtotal)}</td>
+          </tr>
+          <tr>
+            <th colspan="2">Shipping (free from ${money(FREE_SHIPPING_FROM)})</th>
+            <td class="amount">${totals.shippingFee ? money(totals.shippingFee) : "Free"}</td>
+          </tr>
+          ${
+            code && totals.discount
+              ? html`<tr data-discount>
+                  <th colspan="2">Code ${code.code}</th>
+                  <td class="amount">−${money(totals.discount)}</td>
+                </tr>`
+              : ""
+          }
+          <tr>
             <th colspan="2">Total</th>
-            <td class="amount">${money(total)}</td>
+            <td class="amount" data-total>${money(totals.total)}</td>
           </tr>
         </tfoot>
       </table>
       ${widget("loyalty-cart-widget", context.widgets, { items: JSON.stringify(items) })}
-      ${checkout}`,
+      ${discountSection(code, totals.unmet, notice)} ${checkout}`,
   );
 }
 
@@ -260,6 +357,7 @@ function orderLine(order: Order, line: OrderLine): Html {
 }
 
 function orderCard(order: Order): Html {
+  const paid = order.lines.reduce((sum, line) => sum + line.totalPaid, order.shippingAmount);
   return html`<li class="order" data-order="${order.reference}">
     <h3>
       Order ${order.reference}
@@ -269,6 +367,14 @@ function orderCard(order: Order): Html {
     <ul>
       ${order.lines.map((line) => orderLine(order, line))}
     </ul>
+    <p data-paid>
+      Paid
+      ${money(paid)}${order.shippingAmount ? `, shipping ${money(order.shippingAmount)} included` : ""}${
+        order.discount
+          ? ` · code ${order.discount.code} (${order.discount.name}): −${money(order.discount.amount)}`
+          : ""
+      }
+    </p>
     ${
       order.registrationError
         ? html`<p class="notice error">
@@ -366,14 +472,9 @@ export function accountPage(
   );
 }
 
-/** What a voucher gives, in a sentence. */
+/** What a welcome code gives, in a sentence. */
 function voucherText({ voucher }: RefereeCodeResponse): string {
-  const gives =
-    voucher.kind === "free_shipping"
-      ? "free shipping"
-      : voucher.kind === "percentage"
-        ? `${voucher.value ?? 0}% off`
-        : `${money(voucher.value ?? 0)} off`;
+  const gives = voucherGives(voucher);
   return voucher.minimumOrderAmount
     ? `${gives} an order of ${money(voucher.minimumOrderAmount)} or more`
     : `${gives} your first order`;
@@ -394,6 +495,10 @@ export function welcomePage(context: PageContext, code: RefereeCodeResponse): Ht
             </p>`
           : ""
       }
+      <form method="post" action="/cart/discount">
+        <input type="hidden" name="code" value="${code.code}" />
+        <button type="submit" class="primary">Use this code in my cart</button>
+      </form>
       <p>
         <a class="button primary" href="/account">Create your account</a>
         <a class="button" href="/">Browse the shop</a>

@@ -5,19 +5,23 @@
  * deduction; then Ctrl-C and a second start that finds everything again.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LoyaltyClient } from "@loyalty/node-sdk";
 import getPort from "get-port";
 import { chromium, type Browser, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerIdFor } from "../src/store-data.js";
 
 const LAUNCHER = fileURLToPath(new URL("../scripts/start-demo.ts", import.meta.url));
+const WIDGETS_SCRIPT = fileURLToPath(import.meta.resolve("@loyalty/widgets/loyalty-widgets.js"));
 const EMAIL = "camille@example.com";
+const CODE = /^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/;
 
 /** Whether something accepts connections on this port. */
 async function listening(port: number): Promise<boolean> {
@@ -118,10 +122,57 @@ describe("the demo storefront, started with pnpm start", () => {
   });
 
   /** The account page's sign-in form, as a shopper fills it. */
-  async function signIn(email: string, firstName: string): Promise<void> {
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("First name").fill(firstName);
-    await page.getByRole("button", { name: "Sign in" }).click();
+  async function signIn(email: string, firstName: string, on: Page = page): Promise<void> {
+    await on.getByLabel("Email").fill(email);
+    await on.getByLabel("First name").fill(firstName);
+    await on.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  /** The SDK as the demo store's server has it: what the store sees of a customer's codes. */
+  async function storeClient(): Promise<LoyaltyClient> {
+    const kept = JSON.parse(await readFile(path.join(dataDir, "demo-store.json"), "utf8")) as {
+      reference: string;
+      apiKey: string;
+      domain: string;
+    };
+    return new LoyaltyClient({
+      apiKey: kept.apiKey,
+      storeReference: kept.reference,
+      domain: kept.domain,
+      baseUrl: api,
+    });
+  }
+
+  /**
+   * The link of the invitation sent to this address: without SMTP_URL the invitation is written
+   * to the data directory, as a real message.
+   */
+  async function invitationLink(to: string): Promise<string> {
+    const mailDir = path.join(dataDir, "mail");
+    let link: string | undefined;
+    await expect
+      .poll(
+        async () => {
+          for (const file of await readdir(mailDir).catch(() => [])) {
+            const message = (await readFile(path.join(mailDir, file), "utf8"))
+              .replace(/=\r?\n/g, "")
+              .replace(/=3D/g, "=");
+            if (!message.includes(to)) continue;
+            link = /https?:\/\/[^\s"<>]+loyalty_referral=[A-Za-z0-9_-]+/.exec(message)?.[0];
+            if (link) return true;
+          }
+          return false;
+        },
+        { timeout: 20_000, interval: 250 },
+      )
+      .toBe(true);
+    return link as string;
+  }
+
+  /** The balance the account page shows, once the widget has it. */
+  async function balancePoints(): Promise<number> {
+    const text = await page.locator('loyalty-program-presentation [part="balance"]').textContent();
+    return Number(text?.replace(/\D/g, ""));
   }
 
   it("prints the storefront's and the API's addresses", () => {
@@ -217,6 +268,10 @@ describe("the demo storefront, started with pnpm start", () => {
     const code = programme.getByText(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/).first();
     await code.waitFor();
     await expect.poll(() => programme.locator('[part="balance"]').textContent()).toBe("170 points");
+    // The store put it in the cart; the shopper stays on the page, told so.
+    await page
+      .getByText(`Your code ${await code.textContent()} is applied to your cart.`)
+      .waitFor();
   });
 
   it("deducts a refunded item's points, credit note after credit note", async () => {
@@ -295,27 +350,10 @@ describe("the demo storefront, started with pnpm start", () => {
     await page.getByRole("button", { name: "Send the invitation" }).click();
     await page.getByText("Invitation sent to dominique@example.com.").waitFor();
 
-    // Without SMTP_URL the invitation is written to the data directory, as a real message.
-    const mailDir = path.join(dataDir, "mail");
-    let link: string | undefined;
-    await expect
-      .poll(
-        async () => {
-          for (const file of await readdir(mailDir).catch(() => [])) {
-            const message = (await readFile(path.join(mailDir, file), "utf8"))
-              .replace(/=\r?\n/g, "")
-              .replace(/=3D/g, "=");
-            link = /https?:\/\/[^\s"<>]+loyalty_referral=[A-Za-z0-9_-]+/.exec(message)?.[0];
-            if (link) return true;
-          }
-          return false;
-        },
-        { timeout: 20_000, interval: 250 },
-      )
-      .toBe(true);
-    expect(new URL(link as string).origin).toBe(store);
+    const link = await invitationLink("dominique@example.com");
+    expect(new URL(link).origin).toBe(store);
 
-    await page.goto(link as string);
+    await page.goto(link);
     await page.getByText("€10.00 off an order of €40.00 or more").waitFor();
     const code = await page.locator("[data-referee-code]").textContent();
     expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
@@ -383,5 +421,198 @@ describe("the demo storefront, started with pnpm start", () => {
       "Invitation sent to &lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;.",
     );
     expect(shown).not.toContain("<img src=x");
+  });
+  /** The code a reward claimed in the cart widget left in the cart; the next steps use it. */
+  let claimed = "";
+
+  it("puts a code claimed in the cart widget in the cart, with what it takes off", async () => {
+    // Camille (signed in above) orders four bags of coffee, to afford the €5 reward.
+    await page.goto(`${store}/products/1002`);
+    await page.getByLabel("1 kg").check();
+    await page.getByLabel("Quantity").fill("4");
+    await page.getByRole("button", { name: "Add to cart" }).click();
+    await page.getByRole("button", { name: "Place the order (€168.00)" }).click();
+    await page.getByText("is placed; its points are on their way").waitFor();
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return balancePoints();
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .toBeGreaterThanOrEqual(500);
+
+    await page.goto(`${store}/products/1002`);
+    await page.getByLabel("1 kg").check();
+    await page.getByRole("button", { name: "Add to cart" }).click();
+    await page.waitForURL(`${store}/cart`);
+    const cartWidget = page.locator("loyalty-cart-widget");
+    await cartWidget.getByRole("button", { name: /€5 off/ }).click();
+    await cartWidget.getByRole("button", { name: "Confirm", exact: true }).click();
+    // The store's script hands the code to the store's server, and the cart shows it.
+    await page.waitForURL(/\/cart\?discount=applied/);
+    const applied = page.locator("[data-applied-code]");
+    claimed = (await applied.getAttribute("data-applied-code")) ?? "";
+    expect(claimed).toMatch(CODE);
+    await page.getByText(`The code ${claimed} is applied to your cart.`).waitFor();
+    expect(await applied.textContent()).toContain("€5 off: €5.00 off");
+    expect(await page.locator("[data-discount]").textContent()).toContain("−€5.00");
+    await page.getByRole("button", { name: "Place the order (€37.00)" }).waitFor();
+    // The code the loyalty service gave Camille, as its list of her codes says.
+    const codes = await (await storeClient()).rewards.listCodes(customerIdFor(EMAIL));
+    expect(codes.map((each) => each.code)).toContain(claimed);
+  });
+
+  it("refuses a made-up code, or another shopper's, and leaves the cart as it was", async () => {
+    await page.getByLabel("Discount code").fill("FAKE-C0DE-0000");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page
+      .getByText("The code FAKE-C0DE-0000 cannot be used: it is not one of your codes")
+      .waitFor();
+    expect(await page.locator("[data-applied-code]").getAttribute("data-applied-code")).toBe(
+      claimed,
+    );
+    await page.getByRole("button", { name: "Place the order (€37.00)" }).waitFor();
+
+    // Another shopper, in a browser of their own, posts one of Camille's codes as is.
+    const camilles = await (await storeClient()).rewards.listCodes(customerIdFor(EMAIL));
+    const other = await browser.newContext();
+    try {
+      const them = await other.newPage();
+      await them.goto(`${store}/account`);
+      await signIn("frankie@example.com", "Frankie", them);
+      await them.getByRole("button", { name: "Sign out" }).waitFor();
+      await them.goto(`${store}/products/1002`);
+      await them.getByLabel("1 kg").check();
+      await them.getByRole("button", { name: "Add to cart" }).click();
+      await them.waitForURL(`${store}/cart`);
+      const forged = await them.request.post(`${store}/cart/discount`, {
+        form: { code: camilles[0]?.code ?? claimed },
+        maxRedirects: 0,
+      });
+      expect(forged.status()).toBe(303);
+      await them.goto(new URL(forged.headers()["location"] as string, store).href);
+      await them.getByText("cannot be used: it is not one of your codes").waitFor();
+      expect(await them.locator("[data-applied-code]").count()).toBe(0);
+      await them.getByRole("button", { name: "Place the order (€42.00)" }).waitFor();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("registers the order with its code, which then leaves the shopper's codes", async () => {
+    await page.goto(`${store}/cart`);
+    await page.getByRole("button", { name: "Place the order (€37.00)" }).click();
+    await page.getByText("is placed; its points are on their way").waitFor();
+    const paid = await page.locator("[data-order]").first().locator("[data-paid]").textContent();
+    expect(paid?.replace(/\s+/g, " ").trim()).toBe(
+      `Paid €37.00 · code ${claimed} (€5 off): −€5.00`,
+    );
+    // The loyalty service strikes the code off once it has credited the order that named it.
+    const loyalty = await storeClient();
+    await expect
+      .poll(
+        async () =>
+          (await loyalty.rewards.listCodes(customerIdFor(EMAIL))).map((each) => each.code),
+        { timeout: 20_000, interval: 500 },
+      )
+      .not.toContain(claimed);
+    // Typed again, it is refused.
+    await page.goto(`${store}/cart`);
+    await page.getByLabel("Discount code").fill(claimed);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText(`The code ${claimed} cannot be used: it has been used already.`).waitFor();
+    expect(await page.locator("[data-applied-code]").count()).toBe(0);
+  });
+
+  it("puts an invited friend's welcome code in the cart, and says what its minimum needs", async () => {
+    await page.goto(`${store}/account`);
+    await page.getByLabel("Their email").fill("eli@example.com");
+    await page.getByRole("button", { name: "Send the invitation" }).click();
+    await page.getByText("Invitation sent to eli@example.com.").waitFor();
+    const link = await invitationLink("eli@example.com");
+    // The friend, who has no account yet.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.goto(link);
+    const welcome = await page.locator("[data-referee-code]").textContent();
+    await page.getByRole("button", { name: "Use this code in my cart" }).click();
+    await page.waitForURL(/\/cart\?discount=applied/);
+    const applied = page.locator("[data-applied-code]");
+    expect(await applied.getAttribute("data-applied-code")).toBe(welcome);
+    expect(await applied.textContent()).toContain("Welcome offer: €10.00 off");
+
+    await page.goto(`${store}/products/1002`);
+    await page.getByRole("button", { name: "Add to cart" }).click();
+    await page.waitForURL(`${store}/cart`);
+    await page
+      .getByText("This code needs an order of €40.00 or more: add €27.50 to use it.")
+      .waitFor();
+    expect(await page.locator("[data-discount]").count()).toBe(0);
+    // 12.50 € of coffee and 4.90 € of shipping.
+    expect(await page.locator("[data-total]").textContent()).toBe("€17.40");
+
+    await page.getByLabel("Quantity of Ethiopian Yirgacheffe beans").fill("4");
+    await page.getByRole("button", { name: "Update" }).click();
+    await page.waitForURL(`${store}/cart`);
+    expect(await page.locator("[data-discount]").textContent()).toContain("−€10.00");
+    expect(await page.locator("[data-total]").textContent()).toBe("€40.00");
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("serves the widgets' script compressed, under a URL named by its content", async () => {
+    // A browser that never saw the script: it asks for it.
+    const fresh = await browser.newContext();
+    try {
+      const visitor = await fresh.newPage();
+      const script = visitor.waitForResponse((response) =>
+        /\/assets\/loyalty-widgets\.[0-9a-f]{10}\.js$/.test(response.url()),
+      );
+      await visitor.goto(`${store}/`);
+      const src = await visitor.locator('script[src*="loyalty-widgets"]').getAttribute("src");
+      const hash = /^\/assets\/loyalty-widgets\.([0-9a-f]{10})\.js$/.exec(src ?? "")?.[1];
+      const bytes = await readFile(WIDGETS_SCRIPT);
+      expect(hash).toBe(createHash("sha256").update(bytes).digest("hex").slice(0, 10));
+      const answer = await script;
+      const asked = (await answer.request().allHeaders())["accept-encoding"] ?? "";
+      const headers = await answer.allHeaders();
+      expect(headers["content-encoding"]).toBe(asked.includes("br") ? "br" : "gzip");
+      expect(headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+      // The page's widgets run from it.
+      await visitor
+        .locator("loyalty-product-points")
+        .first()
+        .getByText(/points/)
+        .waitFor();
+    } finally {
+      await fresh.close();
+    }
+
+    const url = new URL(
+      `/assets/loyalty-widgets.${createHash("sha256")
+        .update(await readFile(WIDGETS_SCRIPT))
+        .digest("hex")
+        .slice(0, 10)}.js`,
+      store,
+    );
+    for (const encoding of ["br", "gzip"]) {
+      const response = await fetch(url, { headers: { "accept-encoding": encoding } });
+      expect(response.headers.get("content-encoding")).toBe(encoding);
+      expect(response.headers.get("vary")).toMatch(/Accept-Encoding/i);
+      // fetch decodes it: the very bytes of the build.
+      expect(Buffer.from(await response.arrayBuffer()).equals(await readFile(WIDGETS_SCRIPT))).toBe(
+        true,
+      );
+    }
+    const plain = await fetch(url, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    await plain.arrayBuffer();
+    // The unhashed URL, for pages written by hand, is cached a short while only.
+    const unhashed = await fetch(`${store}/assets/loyalty-widgets.js`);
+    expect(unhashed.status).toBe(200);
+    expect(unhashed.headers.get("cache-control")).toBe("public, max-age=300");
+    await unhashed.arrayBuffer();
+    // Another build's hash is not this content.
+    expect((await fetch(`${store}/assets/loyalty-widgets.0000000000.js`)).status).toBe(404);
   });
 });
