@@ -54,9 +54,9 @@ export function chooseLanguage(
 export function overlay<T>(base: T, patch: unknown): T {
   if (patch === null || patch === undefined) return base;
   if (Array.isArray(base)) {
-    return (
-      Array.isArray(patch) ? base.map((item, index) => overlay(item, patch[index])) : base
-    ) as T;
+    if (!Array.isArray(patch)) return base;
+    const items = patch as unknown[];
+    return (base as unknown[]).map((item, index) => overlay(item, items[index])) as T;
   }
   if (base !== null && typeof base === "object") {
     if (typeof patch !== "object" || Array.isArray(patch)) return base;

@@ -602,7 +602,9 @@ describe("<loyalty-program-presentation> sections", () => {
       ),
     );
     const element = await mount<Widget>(tag(IDENTIFIED));
-    expect(part(element, "#next-club").textContent?.trim()).toBe("Spend €180.00 more to reach Gold");
+    expect(part(element, "#next-club").textContent?.trim()).toBe(
+      "Spend €180.00 more to reach Gold",
+    );
     const progress = part<HTMLProgressElement>(element, "progress");
     expect([progress.value, progress.max]).toEqual([320.5, 500]);
     await expectAccessible();
