@@ -127,6 +127,52 @@ function hasHorizontalOverflow(): boolean {
   return document.documentElement.scrollWidth > document.documentElement.clientWidth;
 }
 
+/** A server that keeps what is published: a reload reads it back. */
+function serveSaved(kind: WidgetKind, config: object = configurations[kind]().config): void {
+  let saved: object = { ...configurations[kind](), config };
+  serve(
+    http.get(admin(kind), () => HttpResponse.json(saved)),
+    http.put(admin(kind), async ({ request }) => {
+      saved = {
+        kind,
+        isDefault: false,
+        updatedAt: "2026-11-26T09:15:00.000Z",
+        config: await request.json(),
+      };
+      return HttpResponse.json(saved);
+    }),
+  );
+}
+
+/** The screen again, as after a reload of the page. */
+async function reload(): Promise<void> {
+  document.body.replaceChildren();
+  clearCache();
+  await startApp(location.pathname + location.search, signedIn);
+}
+
+/** The language switcher's list: the language whose texts the form edits. */
+const textLanguage = () => page.getByLabelText("Language of the texts");
+
+/** The text of the switcher's chosen language. */
+const shownLanguage = (switcher = textLanguage()) =>
+  (switcher.element() as HTMLSelectElement).selectedOptions[0]?.textContent?.trim();
+
+const addLanguageButton = () => page.getByRole("button", { name: "Add a language" });
+
+const languageField = () => page.getByLabelText("Language to add");
+
+/** Adds `typed` with the switcher's "Add a language", by keyboard. */
+async function addLanguage(typed: string): Promise<void> {
+  (addLanguageButton().element() as HTMLElement).focus();
+  await userEvent.keyboard("{Enter}");
+  await expect.poll(focused).toBe(languageField().element());
+  await userEvent.keyboard(`${typed}{Enter}`);
+}
+
+const sentConfig = async (kind: WidgetKind, index = 0) =>
+  (await puts(kind)[index]!.json()) as Record<string, unknown>;
+
 describe("the widgets screen", () => {
   test("shows the product points form beside a live preview of the real widget", async () => {
     serveConfigurations();
@@ -725,6 +771,315 @@ describe("the widgets screen", () => {
     expect(sent.sections.howToEarn.enabled).toBe(false);
   });
 
+  test("the cart in French, by keyboard: added, translated, previewed, published and read back", async () => {
+    serveConfigurations();
+    serveSaved("cart");
+    await startApp(`${SCREEN_URL}?widget=cart`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Cart" });
+    await expect.element(panel.getByLabelText("Title")).toHaveValue("Trail & Co rewards");
+    await expect.poll(() => shownLanguage()).toBe("English (default)");
+    const preview = () => screen().querySelector("loyalty-cart-widget")!;
+    expect(preview().getAttribute("lang")).toBe("en");
+
+    await addLanguage("fr");
+    await expect.element(textLanguage()).toHaveValue("fr");
+    await expect.poll(() => shownLanguage()).toBe("French (fr)");
+    await expect.poll(focused).toBe(textLanguage().element());
+    await expect.element(languageField()).not.toBeInTheDocument();
+    await expect
+      .element(
+        page.getByRole("status").getByText("French added: the form shows the texts to translate."),
+      )
+      .toBeInTheDocument();
+
+    // The texts only, each saying what it translates; empty: the English text.
+    const title = panel.getByLabelText("Title");
+    await expect.element(title).toHaveValue("");
+    await expect.element(title).toHaveAttribute("lang", "fr");
+    await expect.element(title).toHaveAccessibleDescription("In English: “Trail & Co rewards”");
+    await expect
+      .element(panel.getByLabelText("Points the cart earns"))
+      .toHaveAccessibleDescription(
+        "{points} is replaced by the number of points. In English: “This order earns you {points} points”",
+      );
+    for (const label of ["Show the widget in the cart", "Sign-in page", "Accent colour"]) {
+      await expect.element(panel.getByLabelText(label, { exact: true })).not.toBeInTheDocument();
+    }
+    await expect.element(panel.getByRole("group", { name: "Colours" })).not.toBeInTheDocument();
+    expect(screen().querySelectorAll("form [name]:not([name^='translations.fr.'])")).toHaveLength(
+      0,
+    );
+
+    // From the list, Tab goes past "Remove the texts in French" and "Add a language" to the first text.
+    await userEvent.tab();
+    await expect
+      .poll(focused)
+      .toBe(page.getByRole("button", { name: "Remove the texts in French" }).element());
+    await userEvent.tab();
+    await userEvent.tab();
+    await expect.poll(focused).toBe(title.element());
+    await userEvent.keyboard("Vos avantages");
+    await expect.poll(() => preview().getAttribute("lang")).toBe("fr");
+    await expect.poll(() => previewText("loyalty-cart-widget")).toContain("Vos avantages");
+    // The texts left empty show the English ones.
+    expect(previewText("loyalty-cart-widget")).toContain("This order earns you 73 points");
+    await expect.element(page.getByRole("status").getByText("Unpublished changes")).toBeVisible();
+
+    (page.getByRole("button", { name: "Publish" }).element() as HTMLElement).focus();
+    await userEvent.keyboard("{Enter}");
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
+    expect(await sentConfig("cart")).toEqual({
+      ...example("getCartWidgetConfiguration").config,
+      translations: { fr: { title: "Vos avantages" } },
+    });
+    await expect.element(textLanguage()).toHaveValue("fr");
+
+    await reload();
+    await expect.element(panel.getByLabelText("Title")).toHaveValue("Trail & Co rewards");
+    await userEvent.selectOptions(textLanguage(), "fr");
+    await expect.element(panel.getByLabelText("Title")).toHaveValue("Vos avantages");
+    await expect.poll(() => previewText("loyalty-cart-widget")).toContain("Vos avantages");
+    await expect
+      .element(page.getByRole("status").getByText("Unpublished changes"))
+      .not.toBeInTheDocument();
+
+    // Removed, after a confirmation: the language and its texts leave the draft.
+    (
+      page.getByRole("button", { name: "Remove the texts in French" }).element() as HTMLElement
+    ).focus();
+    await userEvent.keyboard("{Enter}");
+    const dialog = page.getByRole("dialog", { name: "Remove the texts in French?" });
+    await expect
+      .element(dialog)
+      .toHaveAccessibleDescription(
+        "Your texts in French leave the draft. Once you publish, visitors reading French see the texts in English.",
+      );
+    await userEvent.keyboard("{Tab}{Enter}");
+    await expect.element(dialog).not.toBeInTheDocument();
+    await expect.element(textLanguage()).toHaveValue("");
+    await expect.poll(focused).toBe(textLanguage().element());
+    expect(textLanguage().element().querySelectorAll("option")).toHaveLength(1);
+    await expect.element(panel.getByLabelText("Show the widget in the cart")).toBeVisible();
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
+    expect(await sentConfig("cart", 1)).toEqual(example("getCartWidgetConfiguration").config);
+  });
+
+  test("a language to add is refused with the reason: not a tag, unknown, the default, already there", async () => {
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=cart`, signedIn);
+    await expect.element(textLanguage()).toBeVisible();
+    const field = languageField();
+    const refused = async (typed: string, reason: RegExp) => {
+      await userEvent.fill(field, typed);
+      await userEvent.keyboard("{Enter}");
+      await expect.element(field).toHaveAttribute("aria-invalid", "true");
+      await expect.element(field).toHaveAccessibleDescription(reason);
+      await expect.poll(focused).toBe(field.element());
+    };
+
+    await addLanguage("not a tag");
+    await expect
+      .element(field)
+      .toHaveAccessibleDescription(
+        /^A language tag such as fr, fr-CA or pt-BR, or a suggested language's name\. “not a tag” is not a language tag\. Enter a language tag such as fr, fr-CA or pt-BR\.$/,
+      );
+    await expectNoAxeViolations();
+    await refused("", /Enter a language tag such as fr, fr-CA or pt-BR\.$/);
+    await refused("xx", /No language has the tag “xx”\./);
+    await refused("EN", /English is the store's default language: its texts are the form's own\./);
+    expect(textLanguage().element().querySelectorAll("option")).toHaveLength(1);
+
+    // Written canonically whatever the case; a suggested language by its name.
+    await userEvent.fill(field, "fr_ca");
+    await userEvent.keyboard("{Enter}");
+    await expect.element(textLanguage()).toHaveValue("fr-CA");
+    await expect.poll(() => shownLanguage()).toBe("Canadian French (fr-CA)");
+    await addLanguage("german");
+    await expect.element(textLanguage()).toHaveValue("de");
+
+    await addLanguage("FR-CA");
+    await expect
+      .element(field)
+      .toHaveAccessibleDescription(/Canadian French \(fr-CA\) is already in the list\./);
+    // Escape closes it: the focus goes back to its button.
+    await userEvent.keyboard("{Escape}");
+    await expect.element(field).not.toBeInTheDocument();
+    await expect.poll(focused).toBe(addLanguageButton().element());
+    await expect.element(addLanguageButton()).toHaveAttribute("aria-expanded", "false");
+    expect(
+      [...textLanguage().element().querySelectorAll("option")].map((option) => option.value),
+    ).toEqual(["", "fr-CA", "de"]);
+  });
+
+  test("a translated item's text fills the list before it, and removing an item keeps the translations aligned", async () => {
+    serveConfigurations();
+    const config = example("getLauncherWidgetConfiguration").config;
+    serveSaved("launcher", { ...config, translations: { de: { title: "Deine Vorteile" } } });
+    await startApp(`${SCREEN_URL}?widget=launcher`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Launcher" });
+    await userEvent.selectOptions(textLanguage(), "de");
+    await expect.element(panel.getByLabelText("Panel title")).toHaveValue("Deine Vorteile");
+    await expect
+      .element(panel.getByRole("button", { name: "Add a way to earn" }))
+      .not.toBeInTheDocument();
+    await expect
+      .element(panel.getByRole("button", { name: /^Remove Way to earn/ }).first())
+      .not.toBeInTheDocument();
+    const second = panel.getByRole("group", { name: "Way to earn 2" });
+    await expect
+      .element(second.getByLabelText("Text"))
+      .toHaveAccessibleDescription("In English: “200 points when they order.”");
+    await userEvent.fill(second.getByLabelText("Text"), "200 Punkte, wenn sie bestellen.");
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
+    expect((await sentConfig("launcher")).translations).toEqual({
+      de: {
+        title: "Deine Vorteile",
+        waysToEarn: [{}, { text: "200 Punkte, wenn sie bestellen." }],
+      },
+    });
+
+    // The first way removed in English: the German text stays with its way, now the first.
+    await userEvent.selectOptions(textLanguage(), "");
+    await userEvent.click(panel.getByRole("button", { name: "Remove Way to earn 1" }));
+    await userEvent.selectOptions(textLanguage(), "de");
+    const first = panel.getByRole("group", { name: "Way to earn 1" });
+    await expect
+      .element(first.getByLabelText("Text"))
+      .toHaveValue("200 Punkte, wenn sie bestellen.");
+    await expect
+      .element(first.getByLabelText("Title"))
+      .toHaveAccessibleDescription("In English: “Invite a friend”");
+    await expect
+      .element(panel.getByRole("group", { name: "Way to earn 2" }))
+      .not.toBeInTheDocument();
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.poll(() => puts("launcher").length).toBe(2);
+    const sent = await sentConfig("launcher", 1);
+    expect(sent.waysToEarn).toEqual([config.waysToEarn[1]]);
+    expect(sent.translations).toEqual({
+      de: { title: "Deine Vorteile", waysToEarn: [{ text: "200 Punkte, wenn sie bestellen." }] },
+    });
+
+    // Emptied, the text is the English one again: nothing is kept for it.
+    await expect
+      .element(page.getByRole("status").getByText("Published", { exact: true }))
+      .toBeVisible();
+    await userEvent.clear(first.getByLabelText("Text"));
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.poll(() => puts("launcher").length).toBe(3);
+    expect((await sentConfig("launcher", 2)).translations).toEqual({
+      de: { title: "Deine Vorteile" },
+    });
+  });
+
+  test("the programme page's texts in French at 375 px wide: only the texts, no sideways scrolling, no axe violation", async () => {
+    await page.viewport(375, 740);
+    serveConfigurations();
+    const config = example("getProgramPresentationWidgetConfiguration").config;
+    serve(
+      http.get(admin("program-presentation"), () =>
+        HttpResponse.json({
+          ...configurations["program-presentation"](),
+          config: {
+            ...config,
+            translations: { fr: { header: { text: "Des points à chaque commande." } } },
+          },
+        }),
+      ),
+    );
+    await startApp(`${SCREEN_URL}?widget=program-presentation`, signedIn);
+    await userEvent.selectOptions(textLanguage(), "fr");
+    const panel = page.getByRole("tabpanel", { name: "Programme page" });
+    await expect
+      .element(panel.getByLabelText("Banner text"))
+      .toHaveValue("Des points à chaque commande.");
+    await expect.element(panel.getByLabelText("Text of the first button")).toHaveValue("");
+    await expect.element(panel.getByLabelText("Text of the second button")).toHaveValue("");
+    for (const name of ["How to earn", "Rewards", "The customer's points", "FAQ", "Question 1"]) {
+      await expect.element(panel.getByRole("group", { name, exact: true })).toBeVisible();
+    }
+    expect(
+      screen().querySelectorAll("form input:not([type=text]), form select, form .item .button"),
+    ).toHaveLength(0);
+    await expect
+      .element(panel.getByRole("button", { name: "Add a question" }))
+      .not.toBeInTheDocument();
+    await expect
+      .poll(() => previewText("loyalty-program-presentation"))
+      .toContain("Des points à chaque commande.");
+    expect(screen().querySelector("loyalty-program-presentation")!.getAttribute("lang")).toBe("fr");
+
+    await userEvent.click(addLanguageButton());
+    await expect.element(languageField()).toBeVisible();
+    expect(hasHorizontalOverflow()).toBe(false);
+    const switcher = screen().querySelector("bo-text-languages")!.shadowRoot!;
+    for (const root of [screen(), switcher]) {
+      for (const control of root.querySelectorAll("button, input, select, textarea")) {
+        const { width, height } = control.getBoundingClientRect();
+        if (width === 0) continue;
+        expect(Math.min(width, height), control.outerHTML.slice(0, 80)).toBeGreaterThanOrEqual(24);
+      }
+    }
+    await expectNoAxeViolations();
+    await userEvent.keyboard("{Escape}");
+    expect(hasHorizontalOverflow()).toBe(false);
+    await expectNoAxeViolations();
+  });
+
+  test("a problem the server finds in a translation shows next to its field, in that language", async () => {
+    serveConfigurations();
+    const config = example("getProgramPresentationWidgetConfiguration").config;
+    serve(
+      http.get(admin("program-presentation"), () =>
+        HttpResponse.json({
+          ...configurations["program-presentation"](),
+          config: {
+            ...config,
+            translations: {
+              fr: { sections: { faq: { items: [{ answer: "Quelques secondes." }] } } },
+            },
+          },
+        }),
+      ),
+      http.put(admin("program-presentation"), () =>
+        problemResponse("validation-failed", "The request body is invalid.", [
+          {
+            location: "body",
+            pointer: "/translations/fr/sections/faq/items/0/answer",
+            code: "custom",
+            message: "is not allowed here",
+          },
+        ]),
+      ),
+    );
+    await startApp(`${SCREEN_URL}?widget=program-presentation`, signedIn);
+    await expect.element(page.getByLabelText("Banner text")).toBeVisible();
+    // Published from the English form: the form turns to the French texts, at the field.
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.element(textLanguage()).toHaveValue("fr");
+    const answer = page.getByRole("group", { name: "Question 1" }).getByLabelText("Answer");
+    await expect.element(answer).toHaveValue("Quelques secondes.");
+    await expect.element(answer).toHaveAttribute("aria-invalid", "true");
+    await expect.element(answer).toHaveAccessibleDescription(/is not allowed here$/);
+    await expect.poll(focused).toBe(answer.element());
+    await expectNoAxeViolations();
+
+    // The same from the English form chosen in the list: the list follows the form.
+    await userEvent.selectOptions(textLanguage(), "");
+    await expect.element(page.getByLabelText("First button")).toBeVisible();
+    await userEvent.click(page.getByRole("button", { name: "Publish" }));
+    await expect.element(answer).toHaveAttribute("aria-invalid", "true");
+    await expect.element(textLanguage()).toHaveValue("fr");
+  });
+
   test("loading keeps the editor's space, and a failure offers to try again", async () => {
     const response = held();
     serve(...publicApi);
@@ -787,6 +1142,22 @@ describe("the widgets screen", () => {
     await expect.element(tab("Page du programme")).toBeVisible();
     await expect.element(page.getByText("Textes par défaut, en anglais.")).toBeVisible();
     await expect.element(page.getByRole("button", { name: "Publier" })).toBeVisible();
+    await expectNoAxeViolations();
+  });
+
+  test("the languages of the texts, in French", async () => {
+    await changeLocale("fr");
+    serveConfigurations();
+    await startApp(`${SCREEN_URL}?widget=cart`, signedIn);
+    const switcher = page.getByLabelText("Langue des textes");
+    await expect.poll(() => shownLanguage(switcher)).toBe("Anglais (par défaut)");
+    await userEvent.click(page.getByRole("button", { name: "Ajouter une langue" }));
+    await userEvent.fill(page.getByLabelText("Langue à ajouter"), "allemand");
+    await userEvent.keyboard("{Enter}");
+    await expect.poll(() => shownLanguage(switcher)).toBe("Allemand (de)");
+    await expect
+      .element(page.getByLabelText("Titre", { exact: true }))
+      .toHaveAccessibleDescription("En anglais : « Trail & Co rewards »");
     await expectNoAxeViolations();
   });
 

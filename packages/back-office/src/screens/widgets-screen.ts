@@ -10,9 +10,9 @@ import type {
 import { css, html, nothing } from "lit";
 import { keyed } from "lit/directives/keyed.js";
 import { api } from "../api/client.js";
+import { ApiError } from "../api/errors.js";
 import { guardLeaving } from "../app/navigation.js";
 import { StoreScreen } from "../app/screen.js";
-import { intlLocale } from "../i18n/locale.js";
 import { confirmAction } from "../ui/confirm-dialog.js";
 import { define } from "../ui/element.js";
 import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
@@ -22,7 +22,18 @@ import { formatDateTime } from "../ui/format.js";
 import { announce } from "../ui/live-region.js";
 import { taskView } from "../ui/state-view.js";
 import { base, screenStyles } from "../ui/styles.js";
-import { sameConfig, valueAt, withValue, withWidgetMessages, type Draft } from "./widgets/draft.js";
+import {
+  sameConfig,
+  textLanguages,
+  textsOf,
+  valueAt,
+  withLanguage,
+  withoutItem,
+  withoutLanguage,
+  withValue,
+  withWidgetMessages,
+  type Draft,
+} from "./widgets/draft.js";
 import { extraFieldStyles } from "./widgets/fields.js";
 import {
   cartFields,
@@ -33,6 +44,7 @@ import {
   type FieldsContext,
   type ItemList,
 } from "./widgets/widget-fields.js";
+import { languageName, type TextLanguageDetail } from "./widgets/text-languages.js";
 import { previewStyles, SAMPLE_PRICE, widgetPreview } from "./widgets/widget-preview.js";
 
 const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation", "launcher"];
@@ -110,17 +122,32 @@ function restoreDefault(kind: WidgetKind, storeId: number): Promise<Saved> {
   }
 }
 
+/**
+ * The language whose form shows the first issue of a refused publication: one of `languages`
+ * for an issue in its texts (`translations.fr.title`), undefined (the default language) for any
+ * other field; none when no issue names a field.
+ */
+function languageOfIssues(
+  error: unknown,
+  languages: readonly string[],
+): { language: string | undefined } | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  for (const { field } of error.issues) {
+    const [first, language, ...path] = field.split(".");
+    if (first === "translations") {
+      if (language !== undefined && languages.includes(language) && path.length > 0) {
+        return { language };
+      }
+    } else if (field !== "") {
+      return { language: undefined };
+    }
+  }
+  return undefined;
+}
+
 function kindFromUrl(): WidgetKind {
   const asked = new URLSearchParams(location.search).get(WIDGET_PARAM);
   return KINDS.find((kind) => kind === asked) ?? "product-points";
-}
-
-function languageName(language: string): string {
-  try {
-    return new Intl.DisplayNames([intlLocale()], { type: "language" }).of(language) ?? language;
-  } catch {
-    return language;
-  }
 }
 
 /**
@@ -129,6 +156,9 @@ function languageName(language: string): string {
  * draft. Nothing reaches the storefront until "Publish"; unpublished changes are not lost
  * without a confirmation (another tab, a link of the app, closing the tab). A published
  * configuration can be dropped for the default ("Restore the default"), after a confirmation.
+ * The texts are written in the store's language, and may be translated into others: the
+ * language switcher above the form then gives a form of the texts only, in the language chosen,
+ * and the preview shows the widget in that language.
  */
 export class WidgetsScreen extends StoreScreen {
   static override styles = [
@@ -198,7 +228,7 @@ export class WidgetsScreen extends StoreScreen {
           inset-block-start: 1rem;
         }
       }
-      form,
+      .editor__main,
       .preview {
         min-inline-size: 0;
       }
@@ -258,6 +288,7 @@ export class WidgetsScreen extends StoreScreen {
     busy: { state: true },
     restoring: { state: true },
     published: { state: true },
+    language: { state: true },
   };
 
   declare kind: WidgetKind;
@@ -273,6 +304,8 @@ export class WidgetsScreen extends StoreScreen {
   declare restoring: boolean;
   /** The last publication succeeded, and nothing changed since. */
   declare published: boolean;
+  /** The language whose texts the form edits; undefined: the store's default language. */
+  declare language: string | undefined;
 
   constructor() {
     super();
@@ -282,6 +315,7 @@ export class WidgetsScreen extends StoreScreen {
     this.busy = false;
     this.restoring = false;
     this.published = false;
+    this.language = undefined;
   }
 
   readonly #configuration = new Task(this, {
@@ -325,6 +359,14 @@ export class WidgetsScreen extends StoreScreen {
     this.draft = structuredClone(saved.config);
     this.formKey += 1;
     this.errors = NO_ERRORS;
+    this.#keepLanguage();
+  }
+
+  /** Back to the default language when the draft no longer has the one the form edits. */
+  #keepLanguage(): void {
+    if (this.language !== undefined && !textLanguages(this.draft ?? {}).includes(this.language)) {
+      this.#showLanguage(undefined);
+    }
   }
 
   /** Unpublished changes: every way out of the screen asks first (app/navigation.ts). */
@@ -395,7 +437,7 @@ export class WidgetsScreen extends StoreScreen {
   }
 
   #renderEditor() {
-    const { saved, draft } = this;
+    const { saved, draft, language } = this;
     if (!saved || !draft) return nothing;
     const { fields } = this.errors;
     const dirty = this.#dirty;
@@ -404,6 +446,14 @@ export class WidgetsScreen extends StoreScreen {
       errors: fields,
       add: (list) => void this.#addItem(list),
       remove: (list, index) => void this.#removeItem(list, index),
+      translation:
+        language === undefined
+          ? undefined
+          : {
+              language,
+              texts: textsOf(draft, language),
+              defaultName: languageName(this.store.language),
+            },
     };
     let form;
     switch (this.kind) {
@@ -451,42 +501,55 @@ export class WidgetsScreen extends StoreScreen {
         }
       </div>
       <div class="editor">
-        <form
-          novalidate
-          aria-label=${msg(str`${kindName(this.kind)} widget settings`)}
-          @submit=${this.#publish}
-          @input=${this.#onInput}
-          @change=${this.#onInput}
-        >
-          ${formProblem(this.errors)}
-          ${keyed(`${this.kind}:${this.formKey}`, html`<div class="fields">${form}</div>`)}
-          <div class="actions">
-            <button
-              class="button button--primary"
-              type="submit"
-              id="publish"
-              aria-disabled=${this.busy || this.restoring ? "true" : "false"}
-            >
-              ${this.busy ? msg("Publishing…") : msg("Publish")}
-            </button>
-            <button
-              class="button"
-              type="button"
-              aria-disabled=${dirty ? "false" : "true"}
-              @click=${this.#discard}
-            >
-              ${msg("Discard changes")}
-            </button>
-            <span
-              class="save-status ${dirty ? "save-status--dirty" : this.published ? "save-status--published" : ""}"
-              role="status"
-              >${dirty ? msg("Unpublished changes") : this.published ? msg("Published") : ""}</span
-            >
-          </div>
-        </form>
+        <div class="editor__main">
+          <bo-text-languages
+            .defaultLanguage=${this.store.language}
+            .languages=${textLanguages(draft)}
+            .selected=${language}
+            @text-language-select=${this.#onLanguageSelect}
+            @text-language-add=${this.#onLanguageAdd}
+            @text-language-remove=${this.#onLanguageRemove}
+          ></bo-text-languages>
+          <form
+            novalidate
+            aria-label=${msg(str`${kindName(this.kind)} widget settings`)}
+            @submit=${this.#publish}
+            @input=${this.#onInput}
+            @change=${this.#onInput}
+          >
+            ${formProblem(this.errors)}
+            ${keyed(`${this.kind}:${this.formKey}`, html`<div class="fields">${form}</div>`)}
+            <div class="actions">
+              <button
+                class="button button--primary"
+                type="submit"
+                id="publish"
+                aria-disabled=${this.busy || this.restoring ? "true" : "false"}
+              >
+                ${this.busy ? msg("Publishing…") : msg("Publish")}
+              </button>
+              <button
+                class="button"
+                type="button"
+                aria-disabled=${dirty ? "false" : "true"}
+                @click=${this.#discard}
+              >
+                ${msg("Discard changes")}
+              </button>
+              <span
+                class="save-status ${dirty ? "save-status--dirty" : this.published ? "save-status--published" : ""}"
+                role="status"
+                >${dirty ? msg("Unpublished changes") : this.published ? msg("Published") : ""}</span
+              >
+            </div>
+          </form>
+        </div>
         <section class="preview" aria-labelledby="preview-heading">
           <h2 id="preview-heading">${msg("Preview")}</h2>
-          ${widgetPreview(this.kind, this.store, draft, this.#samplePoints.value)}
+          ${widgetPreview(this.kind, this.store, draft, {
+            samplePoints: this.#samplePoints.value,
+            language,
+          })}
         </section>
       </div>`;
   }
@@ -513,7 +576,10 @@ export class WidgetsScreen extends StoreScreen {
       // "No second button": the option leaves the action out.
       value = undefined;
     }
-    if (valueAt(this.draft, path) === value) return;
+    // A translation left empty is the same as none: the default text.
+    const current =
+      valueAt(this.draft, path) ?? (path.startsWith("translations.") ? "" : undefined);
+    if (current === value) return;
     this.draft = withValue(this.draft, path, value, this.saved.config);
     this.published = false;
   }
@@ -542,6 +608,7 @@ export class WidgetsScreen extends StoreScreen {
     this.kind = kind;
     this.saved = undefined;
     this.draft = undefined;
+    this.language = undefined;
     this.published = false;
     this.errors = NO_ERRORS;
     const url = new URL(location.href);
@@ -570,10 +637,8 @@ export class WidgetsScreen extends StoreScreen {
 
   async #removeItem(list: ItemList, index: number): Promise<void> {
     if (!this.draft || !this.saved) return;
-    const path = ITEM_PATHS[list];
-    const items = [...((valueAt(this.draft, path) as unknown[] | undefined) ?? [])];
-    items.splice(index, 1);
-    this.draft = withValue(this.draft, path, items, this.saved.config);
+    // Its translations go with it: the items after it keep theirs.
+    this.draft = withoutItem(this.draft, ITEM_PATHS[list], index);
     this.published = false;
     // The issues of the items after it no longer name the right fields.
     this.errors = NO_ERRORS;
@@ -581,6 +646,46 @@ export class WidgetsScreen extends StoreScreen {
     announce(msg("Item removed."));
     await this.updateComplete;
     this.renderRoot.querySelector<HTMLElement>(`#add-${list}`)?.focus();
+  }
+
+  #onLanguageSelect(event: CustomEvent<TextLanguageDetail>): void {
+    this.#showLanguage(event.detail.language);
+    announce(
+      msg(
+        str`The form shows the texts in ${languageName(event.detail.language ?? this.store.language)}.`,
+      ),
+    );
+  }
+
+  #onLanguageAdd(event: CustomEvent<TextLanguageDetail>): void {
+    const { language } = event.detail;
+    if (!this.draft || language === undefined) return;
+    this.draft = withLanguage(this.draft, language);
+    this.published = false;
+    this.#showLanguage(language);
+    announce(msg(str`${languageName(language)} added: the form shows the texts to translate.`));
+  }
+
+  #onLanguageRemove(event: CustomEvent<TextLanguageDetail>): void {
+    const { language } = event.detail;
+    if (!this.draft || language === undefined) return;
+    this.draft = withoutLanguage(this.draft, language);
+    this.published = false;
+    this.#showLanguage(undefined);
+    announce(msg(str`The texts in ${languageName(language)} are removed from the draft.`));
+  }
+
+  #showLanguage(language: string | undefined): void {
+    if (language === this.language) return;
+    this.language = language;
+    this.formKey += 1;
+  }
+
+  /** The names of the form's controls: the issue paths it can show. */
+  #fieldNames(): string[] {
+    return [...this.renderRoot.querySelectorAll<HTMLInputElement>("form [name]")].map(
+      (control) => control.name,
+    );
   }
 
   async #discard(): Promise<void> {
@@ -633,18 +738,27 @@ export class WidgetsScreen extends StoreScreen {
   async #publish(event: SubmitEvent): Promise<void> {
     event.preventDefault();
     if (this.busy || this.restoring || !this.draft) return;
-    const fieldNames = [...this.renderRoot.querySelectorAll<HTMLInputElement>("form [name]")].map(
-      (control) => control.name,
-    );
     this.busy = true;
     try {
       const saved = await publish(this.kind, this.store.id, this.draft);
       this.saved = saved;
       this.draft = structuredClone(saved.config);
+      this.#keepLanguage();
       this.errors = NO_ERRORS;
       this.published = true;
     } catch (error) {
-      this.errors = withWidgetMessages(formErrors(error, fieldNames), error);
+      // A problem in the texts of another language: the form shows that language's.
+      const shown = languageOfIssues(error, textLanguages(this.draft));
+      if (shown && shown.language !== this.language) {
+        this.#showLanguage(shown.language);
+        announce(
+          msg(
+            str`Something to fix in the texts in ${languageName(shown.language ?? this.store.language)}: the form shows them.`,
+          ),
+        );
+        await this.updateComplete;
+      }
+      this.errors = withWidgetMessages(formErrors(error, this.#fieldNames()), error);
       await this.updateComplete;
       focusFirstProblem(this.renderRoot);
     } finally {

@@ -39,6 +39,8 @@ export interface InputFieldOptions extends FieldBase {
   list?: string;
   /** Called on each change of the value, as the user types. */
   onInput?: (event: InputEvent) => void;
+  /** The language of the value, when it is not the app's (a text the user translates). */
+  lang?: string;
 }
 
 export interface SelectFieldOptions extends FieldBase {
@@ -49,6 +51,9 @@ export interface SelectFieldOptions extends FieldBase {
 export interface TextareaFieldOptions extends FieldBase {
   value?: string | undefined;
   rows?: number;
+  placeholder?: string;
+  /** The language of the value, when it is not the app's (a text the user translates). */
+  lang?: string;
 }
 
 function ids(options: FieldBase) {
@@ -99,6 +104,7 @@ export function inputField(options: InputFieldOptions): TemplateResult {
         step=${ifDefined(options.step)}
         maxlength=${ifDefined(options.maxlength)}
         list=${ifDefined(options.list)}
+        lang=${ifDefined(options.lang)}
         spellcheck=${ifDefined(options.spellcheck === undefined ? undefined : String(options.spellcheck))}
         aria-describedby=${ifDefined(describedBy)}
         aria-invalid=${options.error ? "true" : "false"}
@@ -141,6 +147,8 @@ export function textareaField(options: TextareaFieldOptions): TemplateResult {
         id=${id}
         name=${options.name}
         rows=${options.rows ?? 4}
+        placeholder=${ifDefined(options.placeholder)}
+        lang=${ifDefined(options.lang)}
         aria-describedby=${ifDefined(describedBy)}
         aria-invalid=${options.error ? "true" : "false"}
         ?required=${options.required}

@@ -12,7 +12,9 @@ import type { Draft } from "./draft.js";
 /*
  * The live preview: the storefront's own elements (@loyalty/widgets, loaded with this screen
  * only), fed the draft through their `previewConfig` property. They read the store and the
- * sample's points from the public API of this same server, as a storefront would.
+ * sample's points from the public API of this same server, as a storefront would. Their `lang`
+ * is the language whose texts the merchant edits: the store's own language included, or a
+ * back-office in French would show the French texts beside the default ones being edited.
  */
 
 /** A product page's sample: one product at this price. */
@@ -46,12 +48,13 @@ function caption(kind: WidgetKind, store: AdminStore): string {
   }
 }
 
-/** The widget element itself, for the draft. */
-function element(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateResult {
+/** The widget element itself, for the draft, in `lang`. */
+function element(kind: WidgetKind, store: AdminStore, draft: Draft, lang: string): TemplateResult {
   const apiBase = location.origin;
   switch (kind) {
     case "product-points":
       return html`<loyalty-product-points
+        lang=${lang}
         api-base=${apiBase}
         domain=${store.domain}
         price=${SAMPLE_PRICE}
@@ -59,6 +62,7 @@ function element(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateRes
       ></loyalty-product-points>`;
     case "cart":
       return html`<loyalty-cart-widget
+        lang=${lang}
         api-base=${apiBase}
         domain=${store.domain}
         .items=${SAMPLE_CART}
@@ -66,12 +70,14 @@ function element(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateRes
       ></loyalty-cart-widget>`;
     case "program-presentation":
       return html`<loyalty-program-presentation
+        lang=${lang}
         api-base=${apiBase}
         domain=${store.domain}
         .previewConfig=${draft}
       ></loyalty-program-presentation>`;
     case "launcher":
       return html`<loyalty-launcher
+        lang=${lang}
         api-base=${apiBase}
         domain=${store.domain}
         .previewConfig=${draft}
@@ -80,16 +86,19 @@ function element(kind: WidgetKind, store: AdminStore, draft: Draft): TemplateRes
 }
 
 /**
- * The preview of `draft` for a widget of `kind`: a caption saying what it shows, then the
- * widget. Links inside do not leave the back-office: a click on them does nothing.
- * `samplePoints`: what the product-points sample earns, once known; the widget hidden for
- * earning nothing says why under it.
+ * The preview of `draft` for a widget of `kind`, in `language` (the store's when undefined): a
+ * caption saying what it shows, then the widget. Links inside do not leave the back-office: a
+ * click on them does nothing. `samplePoints`: what the product-points sample earns, once known;
+ * the widget hidden for earning nothing says why under it.
  */
 export function widgetPreview(
   kind: WidgetKind,
   store: AdminStore,
   draft: Draft,
-  samplePoints?: number,
+  {
+    samplePoints,
+    language,
+  }: { samplePoints?: number | undefined; language?: string | undefined } = {},
 ): TemplateResult {
   const off =
     (kind === "cart" || kind === "product-points" || kind === "launcher") &&
@@ -112,7 +121,7 @@ export function widgetPreview(
         }
       }}
     >
-      ${element(kind, store, draft)}
+      ${element(kind, store, draft, language ?? store.language)}
     </div>
     ${
       hiddenAtZero
