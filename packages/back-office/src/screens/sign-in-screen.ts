@@ -108,14 +108,14 @@ export class SignInScreen extends ScreenElement {
       const token = await api.call("createAdminToken", {
         body: { email: formText(data, "email").trim(), password: formText(data, "password") },
       });
-      this.errors = NO_ERRORS;
+      // The app replaces this screen: nothing here changes first, or the form would move
+      // under the shopkeeper's eyes (the refusal of a previous attempt going away).
       session.start(token);
     } catch (error) {
+      this.busy = false;
       this.errors = formErrors(error, FIELDS);
       await this.updateComplete;
       focusFirstProblem(this.renderRoot);
-    } finally {
-      this.busy = false;
     }
   }
 }
