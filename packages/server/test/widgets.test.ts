@@ -895,6 +895,12 @@ describe("translations: the merchant's texts in other languages", () => {
       ["/translations/fr-ca"],
     ],
     [
+      "a tag with extensions",
+      "cart",
+      { "en-u-ca-buddhist": { title: "x" } },
+      ["/translations/en-u-ca-buddhist"],
+    ],
+    [
       "what is no language tag",
       "cart",
       { "not a tag": { title: "x" } },

@@ -38,7 +38,12 @@ export function textLanguageProblem(tag: string): string | undefined {
   } catch {
     canonical = undefined;
   }
-  if (canonical === undefined) return "must be a BCP 47 language tag such as fr, fr-CA or pt-BR";
+  if (canonical === undefined || canonical === "und") {
+    return "must be a BCP 47 language tag such as fr, fr-CA or pt-BR";
+  }
+  // A language, script and region: extensions (`-u-ca-buddhist`) would make one language two keys.
+  const baseName = new Intl.Locale(canonical).baseName;
+  if (baseName !== canonical) return `must be written ${baseName}, without extensions`;
   return canonical === tag ? undefined : `must be written ${canonical}`;
 }
 
@@ -63,6 +68,18 @@ function translations<T extends z.ZodType>(texts: T) {
       }
     })
     .optional();
+}
+
+/**
+ * The texts `keys` of a configuration's `shape`, each optional, as a translation holds them:
+ * with the configuration's own rules (lengths, a template's `min(1)`), declared there once.
+ */
+function textsOf<S extends z.ZodRawShape, K extends keyof S & string>(
+  shape: S,
+  keys: readonly K[],
+): { [P in K]: z.ZodOptional<S[P]> } {
+  const texts = Object.fromEntries(keys.map((key) => [key, (shape[key] as z.ZodType).optional()]));
+  return texts as unknown as { [P in K]: z.ZodOptional<S[P]> };
 }
 
 /** A translation of the items of a list: no longer than the list itself. */
@@ -146,10 +163,7 @@ export const wayToEarnSchema = z.object({
   text: z.string().max(2000),
 });
 export type WayToEarn = z.infer<typeof wayToEarnSchema>;
-const wayToEarnTexts = z.strictObject({
-  title: label.optional(),
-  text: z.string().max(2000).optional(),
-});
+const wayToEarnTexts = z.strictObject(textsOf(wayToEarnSchema.shape, ["title", "text"]));
 
 /** Ways to earn shown on the programme page. */
 export const howToEarnSectionSchema = z.object({
@@ -183,9 +197,11 @@ export const historySectionSchema = z.object({
   loginUrl: optionalUrlSchema.optional(),
 });
 
+const faqItemSchema = z.object({ question: z.string().max(500), answer: z.string().max(5000) });
+
 export const faqSectionSchema = z.object({
   ...sectionBase,
-  items: z.array(z.object({ question: z.string().max(500), answer: z.string().max(5000) })).max(50),
+  items: z.array(faqItemSchema).max(50),
 });
 
 /** The section each scrolling button action leads to. */
@@ -213,37 +229,33 @@ export const programPresentationConfigSchema = z
     translations: translations(
       z.strictObject({
         header: z
-          .strictObject({
-            primaryButtonText: label.optional(),
-            secondaryButtonText: label.optional(),
-            text: z.string().max(20_000).optional(),
-          })
+          .strictObject(
+            textsOf(presentationHeaderSchema.shape, [
+              "primaryButtonText",
+              "secondaryButtonText",
+              "text",
+            ]),
+          )
           .optional(),
         sections: z
           .strictObject({
             howToEarn: z
               .strictObject({
-                title: label.optional(),
-                items: z.array(wayToEarnTexts).max(20).optional(),
+                ...textsOf(howToEarnSectionSchema.shape, ["title"]),
+                items: z.array(wayToEarnTexts).optional(),
               })
               .optional(),
             rewards: z
-              .strictObject({ title: label.optional(), emptyText: label.optional() })
+              .strictObject(textsOf(rewardsSectionSchema.shape, ["title", "emptyText"]))
               .optional(),
             history: z
-              .strictObject({ title: label.optional(), signedOutText: label.optional() })
+              .strictObject(textsOf(historySectionSchema.shape, ["title", "signedOutText"]))
               .optional(),
             faq: z
               .strictObject({
-                title: label.optional(),
+                ...textsOf(faqSectionSchema.shape, ["title"]),
                 items: z
-                  .array(
-                    z.strictObject({
-                      question: z.string().max(500).optional(),
-                      answer: z.string().max(5000).optional(),
-                    }),
-                  )
-                  .max(50)
+                  .array(z.strictObject(textsOf(faqItemSchema.shape, ["question", "answer"])))
                   .optional(),
               })
               .optional(),
@@ -281,7 +293,7 @@ export type ProgramPresentationConfigInput = z.input<typeof programPresentationC
  * Product-points widget: what a product page says about the points a product earns.
  * `{points}` in the template is replaced by the computed number.
  */
-export const productPointsConfigSchema = z.object({
+const productPointsFields = z.object({
   enabled: z.boolean(),
   template: z.string().min(1).max(200),
   /** Hide the widget when the product earns no points, rather than showing 0. */
@@ -289,7 +301,9 @@ export const productPointsConfigSchema = z.object({
   showIcon: z.boolean(),
   textColor: colorSchema,
   accentColor: colorSchema,
-  translations: translations(z.strictObject({ template: z.string().min(1).max(200).optional() })),
+});
+export const productPointsConfigSchema = productPointsFields.extend({
+  translations: translations(z.strictObject(textsOf(productPointsFields.shape, ["template"]))),
 });
 export type ProductPointsConfig = z.infer<typeof productPointsConfigSchema>;
 
@@ -297,7 +311,7 @@ export type ProductPointsConfig = z.infer<typeof productPointsConfigSchema>;
  * Cart widget: the points the cart will earn and, for an identified customer, the balance and
  * the rewards they can afford. `{points}` in templates is replaced by a number.
  */
-export const cartConfigSchema = z.object({
+const cartFields = z.object({
   enabled: z.boolean(),
   title: label,
   earnTemplate: z.string().min(1).max(200),
@@ -310,14 +324,18 @@ export const cartConfigSchema = z.object({
   signedOutText: label.optional(),
   loginUrl: optionalUrlSchema.optional(),
   accentColor: colorSchema,
+});
+export const cartConfigSchema = cartFields.extend({
   translations: translations(
-    z.strictObject({
-      title: label.optional(),
-      earnTemplate: z.string().min(1).max(200).optional(),
-      balanceTemplate: z.string().min(1).max(200).optional(),
-      claimButtonText: label.optional(),
-      signedOutText: label.optional(),
-    }),
+    z.strictObject(
+      textsOf(cartFields.shape, [
+        "title",
+        "earnTemplate",
+        "balanceTemplate",
+        "claimButtonText",
+        "signedOutText",
+      ]),
+    ),
   ),
 });
 export type CartConfig = z.infer<typeof cartConfigSchema>;
@@ -328,31 +346,31 @@ export type CartConfigInput = z.input<typeof cartConfigSchema>;
  * with the customer's balance, club, rewards, codes and invitations, or the programme's pitch
  * for a visitor. It shows only where the store's theme places `<loyalty-launcher>`.
  */
-export const launcherConfigSchema = z
-  .object({
-    enabled: z.boolean(),
-    /** The floating button's text. */
-    label: label.min(1),
-    position: z.enum(["bottom-right", "bottom-left"]),
-    /** The panel's heading. */
-    title: label,
-    /** What visitors read: why join. */
-    visitorText: z.string().max(2000),
-    /** Where visitors create an account, and where they sign in. */
-    signUpUrl: optionalUrlSchema.optional(),
-    loginUrl: optionalUrlSchema.optional(),
-    waysToEarn: z.array(wayToEarnSchema).max(20),
-    showRewards: z.boolean(),
-    ...claimFields,
-    /** "Invite a friend", shown to signed-in customers while the referral programme is active. */
-    showReferral: z.boolean(),
-    accentColor: colorSchema,
+const launcherFields = z.object({
+  enabled: z.boolean(),
+  /** The floating button's text. */
+  label: label.min(1),
+  position: z.enum(["bottom-right", "bottom-left"]),
+  /** The panel's heading. */
+  title: label,
+  /** What visitors read: why join. */
+  visitorText: z.string().max(2000),
+  /** Where visitors create an account, and where they sign in. */
+  signUpUrl: optionalUrlSchema.optional(),
+  loginUrl: optionalUrlSchema.optional(),
+  waysToEarn: z.array(wayToEarnSchema).max(20),
+  showRewards: z.boolean(),
+  ...claimFields,
+  /** "Invite a friend", shown to signed-in customers while the referral programme is active. */
+  showReferral: z.boolean(),
+  accentColor: colorSchema,
+});
+export const launcherConfigSchema = launcherFields
+  .extend({
     translations: translations(
       z.strictObject({
-        label: label.min(1).optional(),
-        title: label.optional(),
-        visitorText: z.string().max(2000).optional(),
-        waysToEarn: z.array(wayToEarnTexts).max(20).optional(),
+        ...textsOf(launcherFields.shape, ["label", "title", "visitorText"]),
+        waysToEarn: z.array(wayToEarnTexts).optional(),
       }),
     ),
   })

@@ -6,6 +6,7 @@
 export { configure } from "./core/element.js";
 export { API_REVISION, clearCache } from "./core/api.js";
 export type { RewardClaimedDetail } from "./core/claim-event.js";
+export { translationChain } from "./core/languages.js";
 export { LoyaltyProductPoints } from "./product-points/product-points.js";
 export { LoyaltyCartWidget } from "./cart-widget/cart-widget.js";
 export { LoyaltyProgramPresentation } from "./program-presentation/program-presentation.js";

@@ -657,10 +657,16 @@ export type CartConfig = {
     | {
         [key: string]: {
           title?: string | undefined;
-          earnTemplate?: string | undefined;
-          balanceTemplate?: string | undefined;
           claimButtonText?: string | undefined;
+          accentColor?: string | undefined;
+          enabled?: boolean | undefined;
+          earnTemplate?: string | undefined;
+          showBalance?: boolean | undefined;
+          balanceTemplate?: string | undefined;
+          showRewards?: boolean | undefined;
           signedOutText?: string | undefined;
+          loginUrl?: string | undefined;
+          confirmClaims?: boolean | undefined;
         };
       }
     | undefined;
@@ -684,7 +690,12 @@ export type ProductPointsConfig = {
   translations?:
     | {
         [key: string]: {
+          accentColor?: string | undefined;
+          enabled?: boolean | undefined;
+          textColor?: string | undefined;
           template?: string | undefined;
+          hideWhenZero?: boolean | undefined;
+          showIcon?: boolean | undefined;
         };
       }
     | undefined;
@@ -766,45 +777,72 @@ export type ProgramPresentationConfig = {
         [key: string]: {
           header?:
             | {
+                textColor?: string | undefined;
+                mobileBackgroundImageUrl?: string | undefined;
+                backgroundColor?: string | undefined;
                 primaryButtonText?: string | undefined;
+                primaryButtonAction?: ButtonAction | undefined;
+                primaryButtonUrl?: string | undefined;
+                backgroundImageUrl?: string | undefined;
+                imageFit?: "cover" | "ratio" | undefined;
+                mobileLayout?: "overlay" | "stacked" | undefined;
+                contentPosition?: "center" | "left" | "right" | undefined;
+                contentCard?: boolean | undefined;
                 secondaryButtonText?: string | undefined;
+                secondaryButtonAction?: ButtonAction | undefined;
+                secondaryButtonUrl?: string | undefined;
                 text?: string | undefined;
+                isRawHtml?: boolean | undefined;
               }
             | undefined;
           sections?:
             | {
                 howToEarn?:
                   | {
-                      title?: string | undefined;
                       items?:
                         | {
                             title?: string | undefined;
                             text?: string | undefined;
+                            icon?:
+                              | "custom"
+                              | "order"
+                              | "club"
+                              | "referral"
+                              | "birthday"
+                              | "social"
+                              | undefined;
                           }[]
                         | undefined;
+                      title?: string | undefined;
+                      enabled?: boolean | undefined;
                     }
                   | undefined;
                 rewards?:
                   | {
                       title?: string | undefined;
+                      enabled?: boolean | undefined;
+                      confirmClaims?: boolean | undefined;
                       emptyText?: string | undefined;
                     }
                   | undefined;
                 history?:
                   | {
                       title?: string | undefined;
+                      enabled?: boolean | undefined;
                       signedOutText?: string | undefined;
+                      loginUrl?: string | undefined;
                     }
                   | undefined;
                 faq?:
                   | {
-                      title?: string | undefined;
                       items?:
                         | {
                             question?: string | undefined;
                             answer?: string | undefined;
                           }[]
                         | undefined;
+                      title?: string | undefined;
+                      enabled?: boolean | undefined;
                     }
                   | undefined;
               }
@@ -840,24 +878,33 @@ export type LauncherConfig = {
     text: string;
   }[];
   showRewards: boolean;
+  /** Where visitors create an account, and where they sign in. */
+  signUpUrl?: string | undefined;
+  loginUrl?: string | undefined;
   translations?:
     | {
         [key: string]: {
-          label?: string | undefined;
-          title?: string | undefined;
-          visitorText?: string | undefined;
           waysToEarn?:
             | {
                 title?: string | undefined;
                 text?: string | undefined;
+                icon?: "custom" | "order" | "club" | "referral" | "birthday" | "social" | undefined;
               }[]
             | undefined;
+          label?: string | undefined;
+          title?: string | undefined;
+          accentColor?: string | undefined;
+          enabled?: boolean | undefined;
+          showRewards?: boolean | undefined;
+          loginUrl?: string | undefined;
+          confirmClaims?: boolean | undefined;
+          position?: "bottom-right" | "bottom-left" | undefined;
+          visitorText?: string | undefined;
+          signUpUrl?: string | undefined;
+          showReferral?: boolean | undefined;
         };
       }
     | undefined;
-  /** Where visitors create an account, and where they sign in. */
-  signUpUrl?: string | undefined;
-  loginUrl?: string | undefined;
 };
 
 /** What the launcher tells a customer about inviting a friend. */

@@ -17,6 +17,18 @@ const defaults: { apiBase?: string | undefined; domain?: string | undefined } = 
 const connected = new Set<LoyaltyElement>();
 
 /**
+ * The page's `<html lang>` chooses the widgets' language (after their own `lang`): a page that
+ * switches language (a one-page app) shows them in the new one at once.
+ */
+let pageLanguage: MutationObserver | undefined;
+function watchPageLanguage(): void {
+  pageLanguage ??= new MutationObserver(() => {
+    for (const widget of connected) widget.requestUpdate();
+  });
+  pageLanguage.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
+}
+
+/**
  * Sets the API base and store domain every widget of the page uses when it has no `api-base`
  * or `domain` attribute of its own. Widgets already in the page load again with them.
  */
@@ -152,6 +164,7 @@ export abstract class LoyaltyElement extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     connected.add(this);
+    watchPageLanguage();
     // A claim in any widget of the page (the cart, the programme page) spends the same balance.
     addEventListener(CLAIMED_EVENT, this.onClaim);
   }

@@ -11,7 +11,7 @@ import {
 } from "../../test/support/fixtures.js";
 import { expectAccessible, mount, part, textOf } from "../../test/support/dom.js";
 import { clearCache } from "./api.js";
-import { chooseLanguage } from "./languages.js";
+import { chooseLanguage, overlay, translationChain } from "./languages.js";
 import "../index.js";
 import type { LoyaltyCartWidget, LoyaltyLauncher, LoyaltyProductPoints } from "../index.js";
 
@@ -64,6 +64,29 @@ describe("the language a widget speaks", () => {
     // Screen readers read it in French too.
     expect(part(cart, '[part="base"]').lang).toBe("fr");
     await expectAccessible();
+  });
+
+  it("follows a page that switches its language", async () => {
+    serveFrenchCart();
+    document.documentElement.lang = "en";
+    const cart = await mount<LoyaltyCartWidget>(cartTag());
+    expect(textOf(cart)).toContain("This cart earns you 12,345 points");
+    document.documentElement.lang = "fr";
+    await expect.poll(() => textOf(cart)).toContain("Ce panier vous rapporte 12 345 points");
+    expect(part(cart, '[part="base"]').lang).toBe("fr");
+  });
+
+  it("shows a translated banner as text when the banner is not raw HTML", async () => {
+    const response = presentationResponse({ text: "Join the club.", isRawHtml: false });
+    response.config.translations = {
+      fr: { header: { text: "<b>Rejoignez</b> le club <img src=x onerror=alert(1)>" } },
+    };
+    serve(http.get(`${API}/store/widget/program-presentation`, () => HttpResponse.json(response)));
+    const programme = await mount(
+      `<loyalty-program-presentation ${endpoint} lang="fr"></loyalty-program-presentation>`,
+    );
+    await expect.poll(() => textOf(programme)).toContain("<b>Rejoignez</b> le club");
+    expect(programme.shadowRoot!.querySelector('b, img[src="x"]')).toBeNull();
   });
 
   it("puts the element's lang before the page's", async () => {
@@ -219,5 +242,46 @@ describe("chooseLanguage", () => {
       translations: ["pt-BR", "pt"],
     });
     expect(chooseLanguage(["de", "it"], "fr", ["en"])).toEqual({ lang: "fr", translations: [] });
+  });
+});
+
+describe("translationChain", () => {
+  it("reads a page's script before its language: Taiwan in Traditional Chinese", () => {
+    const keys = ["zh-Hans", "zh-Hant"];
+    expect(translationChain("zh-TW", keys)).toEqual(["zh-Hant"]);
+    expect(translationChain("zh-HK", keys)).toEqual(["zh-Hant"]);
+    expect(translationChain("zh-CN", keys)).toEqual(["zh-Hans"]);
+    expect(translationChain("zh", keys)).toEqual(["zh-Hans"]);
+    expect(translationChain("zh-TW", ["zh", "zh-Hant"])).toEqual(["zh-Hant", "zh"]);
+    expect(translationChain("sr-Latn-RS", ["sr-Cyrl", "sr-Latn"])).toEqual(["sr-Latn"]);
+  });
+
+  it("goes from the most precise translation to the language's", () => {
+    expect(translationChain("fr-CA", ["fr", "fr-CA", "de"])).toEqual(["fr-CA", "fr"]);
+    expect(translationChain("fr", ["fr-CA"])).toEqual(["fr-CA"]);
+    expect(translationChain("de", ["fr"])).toEqual([]);
+  });
+});
+
+describe("overlay", () => {
+  it("replaces the configuration's texts and nothing else, whatever it is sent", () => {
+    const base = {
+      title: "Rewards",
+      loginUrl: "https://shop.example/login",
+      showRewards: true,
+      items: [{ title: "Shop", text: "1 point per euro" }],
+    };
+    const patch = JSON.parse(
+      '{"title":"Récompenses","loginUrl":7,"showRewards":"no","isRawHtml":"yes","signUpUrl":"javascript:alert(1)","items":[{"title":"Acheter"},{"title":"Extra"}],"__proto__":{"polluted":true},"constructor":"x"}',
+    ) as unknown;
+    const merged = overlay(base, patch) as Record<string, unknown>;
+    expect(merged).toEqual({
+      title: "Récompenses",
+      loginUrl: "https://shop.example/login",
+      showRewards: true,
+      items: [{ title: "Acheter", text: "1 point per euro" }],
+    });
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 });

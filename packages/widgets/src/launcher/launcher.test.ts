@@ -602,8 +602,16 @@ describe("<loyalty-launcher>", () => {
         HttpResponse.json(launcherResponse({ enabled: false })),
       ),
     );
-    const off = await mount<LoyaltyLauncher>(tag());
+    const off = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
     expect(off.shadowRoot!.querySelector("button")).toBeNull();
+    // A theme's link calling show() opens nothing and reads nothing of the customer's.
+    await off.show();
+    await off.updateComplete;
+    // Long enough for the panel's reads to reach the API, had they been made.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(off.shadowRoot!.querySelector("dialog")).toBeNull();
+    expect(requestsTo(`/point/user-history/${CUSTOMER.id}`)).toEqual([]);
+    expect(requestsTo(`/reward/codes/${CUSTOMER.id}`)).toEqual([]);
     serve(http.get(`${API}/store/widget/launcher`, () => HttpResponse.error()));
     const failed = await mount<LoyaltyLauncher>(tag(`domain="https://other.example"`));
     expect(failed.shadowRoot!.querySelector("button")).toBeNull();

@@ -57,6 +57,12 @@ type Invitation =
   | { state: "sent"; email: string; link: string; shared?: boolean; showLink?: boolean }
   | { state: "refused"; message: StringKey };
 
+/** What has the focus in the document, if anything but the page itself. */
+function focused(): HTMLElement | undefined {
+  const active = document.activeElement;
+  return active instanceof HTMLElement && active !== document.body ? active : undefined;
+}
+
 /**
  * A floating button on every page of the store, opening the loyalty panel. A signed-in customer
  * (`customer-id` and `customer-hash`) sees their balance first (what they can spend, what is
@@ -185,16 +191,17 @@ export class LoyaltyLauncher extends LoyaltyElement {
    * configuration has loaded (a theme's "Rewards" link clicked early), it opens once loaded.
    */
   async show(): Promise<void> {
-    // What had the focus (the button, or the theme's own link) gets it back on closing.
-    const active = document.activeElement;
-    this.opener = active instanceof HTMLElement && active !== document.body ? active : undefined;
     const data = this.data;
     if (!data) {
       this.showWhenLoaded = true;
+      this.opener = focused();
       return;
     }
-    if (this.opened) return;
+    // A launcher the merchant turned off has no panel to open.
+    if (this.opened || !this.withDraft(data.response).config.enabled) return;
     this.opened = true;
+    // What had the focus (the button, or the theme's own link) gets it back on closing.
+    this.opener ??= focused();
     if (!data.panel) void this.fillPanel(data);
     this.requestUpdate();
     await this.updateComplete;
@@ -204,6 +211,7 @@ export class LoyaltyLauncher extends LoyaltyElement {
   /** Closes the panel; focus goes back to what opened it. */
   hide(): void {
     this.showWhenLoaded = false;
+    if (!this.opened) this.opener = undefined;
     this.dialog?.close();
   }
 
@@ -211,7 +219,8 @@ export class LoyaltyLauncher extends LoyaltyElement {
     super.updated(changed);
     if (this.showWhenLoaded && this.data && this.status === "ready") {
       this.showWhenLoaded = false;
-      void this.show();
+      // After this update, not inside it.
+      queueMicrotask(() => void this.show());
     }
   }
 
