@@ -74,7 +74,7 @@ function translations<T extends z.ZodType>(texts: T) {
  * The texts `keys` of a configuration's `shape`, each optional, as a translation holds them:
  * with the configuration's own rules (lengths, a template's `min(1)`), declared there once.
  */
-function textsOf<S extends z.ZodRawShape, K extends keyof S & string>(
+function textsOf<S extends z.ZodRawShape, const K extends keyof S & string>(
   shape: S,
   keys: readonly K[],
 ): { [P in K]: z.ZodOptional<S[P]> } {

@@ -658,15 +658,9 @@ export type CartConfig = {
         [key: string]: {
           title?: string | undefined;
           claimButtonText?: string | undefined;
-          accentColor?: string | undefined;
-          enabled?: boolean | undefined;
           earnTemplate?: string | undefined;
-          showBalance?: boolean | undefined;
           balanceTemplate?: string | undefined;
-          showRewards?: boolean | undefined;
           signedOutText?: string | undefined;
-          loginUrl?: string | undefined;
-          confirmClaims?: boolean | undefined;
         };
       }
     | undefined;
@@ -690,12 +684,7 @@ export type ProductPointsConfig = {
   translations?:
     | {
         [key: string]: {
-          accentColor?: string | undefined;
-          enabled?: boolean | undefined;
-          textColor?: string | undefined;
           template?: string | undefined;
-          hideWhenZero?: boolean | undefined;
-          showIcon?: boolean | undefined;
         };
       }
     | undefined;
@@ -777,22 +766,9 @@ export type ProgramPresentationConfig = {
         [key: string]: {
           header?:
             | {
-                textColor?: string | undefined;
-                mobileBackgroundImageUrl?: string | undefined;
-                backgroundColor?: string | undefined;
                 primaryButtonText?: string | undefined;
-                primaryButtonAction?: ButtonAction | undefined;
-                primaryButtonUrl?: string | undefined;
-                backgroundImageUrl?: string | undefined;
-                imageFit?: "cover" | "ratio" | undefined;
-                mobileLayout?: "overlay" | "stacked" | undefined;
-                contentPosition?: "center" | "left" | "right" | undefined;
-                contentCard?: boolean | undefined;
                 secondaryButtonText?: string | undefined;
-                secondaryButtonAction?: ButtonAction | undefined;
-                secondaryButtonUrl?: string | undefined;
                 text?: string | undefined;
-                isRawHtml?: boolean | undefined;
               }
             | undefined;
           sections?:
@@ -803,34 +779,21 @@ export type ProgramPresentationConfig = {
                         | {
                             title?: string | undefined;
                             text?: string | undefined;
-                            icon?:
-                              | "custom"
-                              | "order"
-                              | "club"
-                              | "referral"
-                              | "birthday"
-                              | "social"
-                              | undefined;
                           }[]
                         | undefined;
                       title?: string | undefined;
-                      enabled?: boolean | undefined;
                     }
                   | undefined;
                 rewards?:
                   | {
                       title?: string | undefined;
-                      enabled?: boolean | undefined;
-                      confirmClaims?: boolean | undefined;
                       emptyText?: string | undefined;
                     }
                   | undefined;
                 history?:
                   | {
                       title?: string | undefined;
-                      enabled?: boolean | undefined;
                       signedOutText?: string | undefined;
-                      loginUrl?: string | undefined;
                     }
                   | undefined;
                 faq?:
@@ -842,7 +805,6 @@ export type ProgramPresentationConfig = {
                           }[]
                         | undefined;
                       title?: string | undefined;
-                      enabled?: boolean | undefined;
                     }
                   | undefined;
               }
@@ -888,20 +850,11 @@ export type LauncherConfig = {
             | {
                 title?: string | undefined;
                 text?: string | undefined;
-                icon?: "custom" | "order" | "club" | "referral" | "birthday" | "social" | undefined;
               }[]
             | undefined;
           label?: string | undefined;
           title?: string | undefined;
-          accentColor?: string | undefined;
-          enabled?: boolean | undefined;
-          showRewards?: boolean | undefined;
-          loginUrl?: string | undefined;
-          confirmClaims?: boolean | undefined;
-          position?: "bottom-right" | "bottom-left" | undefined;
           visitorText?: string | undefined;
-          signUpUrl?: string | undefined;
-          showReferral?: boolean | undefined;
         };
       }
     | undefined;
