@@ -916,6 +916,62 @@ describe("the widgets screen", () => {
     ).toEqual(["", "fr-CA", "de"]);
   });
 
+  test("a regional variant's empty fields quote the language's translation, as the storefront shows it", async () => {
+    serveConfigurations();
+    const config = example("getCartWidgetConfiguration").config;
+    serveSaved("cart", {
+      ...config,
+      translations: { fr: { title: "Points fidélité" }, "fr-CA": {} },
+    });
+    await startApp(`${SCREEN_URL}?widget=cart`, signedIn);
+    const panel = page.getByRole("tabpanel", { name: "Cart" });
+    await userEvent.selectOptions(textLanguage(), "fr-CA");
+    const title = panel.getByLabelText("Title");
+    await expect.element(title).toHaveValue("");
+    // French has a title: a Canadian visitor reads it. It has no text for the points: English.
+    await expect.element(title).toHaveAccessibleDescription("In French: “Points fidélité”");
+    await expect.element(title).toHaveAttribute("placeholder", "Points fidélité");
+    await expect
+      .element(panel.getByLabelText("Points the cart earns"))
+      .toHaveAccessibleDescription(
+        "{points} is replaced by the number of points. In English: “This order earns you {points} points”",
+      );
+    await expect
+      .element(
+        page.getByText(
+          "The form shows the texts only. An empty field shows the text in French, else in English.",
+        ),
+      )
+      .toBeVisible();
+    await expect.poll(() => previewText("loyalty-cart-widget")).toContain("Points fidélité");
+
+    await userEvent.click(
+      page.getByRole("button", { name: "Remove the texts in Canadian French" }),
+    );
+    const dialog = page.getByRole("dialog", { name: "Remove the texts in Canadian French?" });
+    await expect
+      .element(dialog)
+      .toHaveAccessibleDescription(
+        "Your texts in Canadian French leave the draft. Once you publish, visitors reading Canadian French see the texts in French, else in English.",
+      );
+    await userEvent.keyboard("{Escape}");
+    await expect.element(dialog).not.toBeInTheDocument();
+
+    // French itself falls back to the default texts, never to its variant's.
+    await userEvent.selectOptions(textLanguage(), "fr");
+    await expect.element(title).toHaveValue("Points fidélité");
+    await expect
+      .element(panel.getByLabelText("Points the cart earns"))
+      .toHaveAccessibleDescription(
+        "{points} is replaced by the number of points. In English: “This order earns you {points} points”",
+      );
+    await expect
+      .element(
+        page.getByText("The form shows the texts only. An empty field shows the text in English."),
+      )
+      .toBeVisible();
+  });
+
   test("a translated item's text fills the list before it, and removing an item keeps the translations aligned", async () => {
     serveConfigurations();
     const config = example("getLauncherWidgetConfiguration").config;

@@ -44,7 +44,11 @@ import {
   type FieldsContext,
   type ItemList,
 } from "./widgets/widget-fields.js";
-import { languageName, type TextLanguageDetail } from "./widgets/text-languages.js";
+import {
+  fallbackLanguages,
+  languageName,
+  type TextLanguageDetail,
+} from "./widgets/text-languages.js";
 import { previewStyles, SAMPLE_PRICE, widgetPreview } from "./widgets/widget-preview.js";
 
 const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation", "launcher"];
@@ -452,6 +456,10 @@ export class WidgetsScreen extends StoreScreen {
           : {
               language,
               texts: textsOf(draft, language),
+              fallbacks: fallbackLanguages(language, textLanguages(draft)).map((key) => ({
+                name: languageName(key),
+                texts: textsOf(draft, key),
+              })),
               defaultName: languageName(this.store.language),
             },
     };

@@ -418,6 +418,7 @@ export const templates = {
   s90ea575a929e8a4f: `Un client sous le seuil de son club le quitte`,
   s913884e1f9882e99: `Codes restants`,
   s918b840e22572c98: `Aucun point gagné ni utilisé sur cette période pour l’instant.`,
+  s921ed2e3186ee009: str`${0}, sinon en ${1}`,
   s923633033f8e4bc2: `Afficher plus d’envois`,
   s9290c5aecad9b4a7: `Afficher le solde du client`,
   s92972ab3d38924c7: `Exportez tout ce qui est conservé sur ce client dans un fichier JSON, ou effacez ses données personnelles (son droit à l’oubli).`,

@@ -9,8 +9,31 @@ import type { FormErrors } from "../../ui/field-errors.js";
 
 export type Draft = Record<string, unknown>;
 
+type Container = Record<string | number, unknown>;
+
 function segments(path: string): (string | number)[] {
   return path.split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+/**
+ * Keys that lead from an object to its prototype or its class: a path through one would
+ * write into every object of the page (prototype pollution), so no writer follows it.
+ */
+const UNSAFE_KEYS: ReadonlySet<string | number> = new Set([
+  "__proto__",
+  "constructor",
+  "prototype",
+]);
+
+/** The segments of `path`, or undefined when one of them is unsafe to write through. */
+function writableSegments(path: string): (string | number)[] | undefined {
+  const keys = segments(path);
+  return keys.some((key) => UNSAFE_KEYS.has(key)) ? undefined : keys;
+}
+
+/** The value of `container`'s own `key`: never one its prototype lends. */
+function own(container: object, key: string | number): unknown {
+  return Object.hasOwn(container, key) ? (container as Container)[key] : undefined;
 }
 
 /** The value at `path`, or undefined when there is none. */
@@ -18,7 +41,7 @@ export function valueAt(object: unknown, path: string): unknown {
   let value = object;
   for (const key of segments(path)) {
     if (value === null || typeof value !== "object") return undefined;
-    value = (value as Record<string | number, unknown>)[key];
+    value = own(value, key);
   }
   return value;
 }
@@ -30,14 +53,15 @@ export function valueAt(object: unknown, path: string): unknown {
  */
 export function withValue(draft: Draft, path: string, value: unknown, saved: unknown): Draft {
   if (path.startsWith(`${TRANSLATIONS}.`)) return withText(draft, path, value);
+  const keys = writableSegments(path);
+  if (!keys) return draft;
   const copy = structuredClone(draft);
-  const keys = segments(path);
   const last = keys.pop()!;
-  let parent: Record<string | number, unknown> = copy;
+  let parent: Container = copy;
   for (const key of keys) {
-    const next = parent[key];
+    const next = own(parent, key);
     if (next === null || typeof next !== "object") return draft;
-    parent = next as Record<string | number, unknown>;
+    parent = next as Container;
   }
   if (value === undefined || (value === "" && valueAt(saved, path) === undefined)) {
     delete parent[last];
@@ -54,8 +78,6 @@ export function withValue(draft: Draft, path: string, value: unknown, saved: unk
  */
 
 const TRANSLATIONS = "translations";
-
-type Container = Record<string | number, unknown>;
 
 function isEmptyObject(value: unknown): boolean {
   return (
@@ -80,6 +102,7 @@ export function textsOf(draft: Draft, language: string): Readonly<Record<string,
 
 /** A new draft listing `language`, without texts yet. */
 export function withLanguage(draft: Draft, language: string): Draft {
+  if (UNSAFE_KEYS.has(language)) return draft;
   const copy = structuredClone(draft);
   copy[TRANSLATIONS] = { ...(copy[TRANSLATIONS] as Draft | undefined), [language]: {} };
   return copy;
@@ -103,8 +126,9 @@ export function withoutLanguage(draft: Draft, language: string): Draft {
  * typing a text and erasing it changes nothing.
  */
 function withText(draft: Draft, path: string, value: unknown): Draft {
+  const keys = writableSegments(path);
+  if (!keys) return draft;
   const copy = structuredClone(draft);
-  const keys = segments(path);
   const last = keys.pop()!;
   const chain: Container[] = [copy];
   let parent: Container = copy;
@@ -112,7 +136,7 @@ function withText(draft: Draft, path: string, value: unknown): Draft {
     if (Array.isArray(parent) && typeof key === "number") {
       while (parent.length < key) parent.push({});
     }
-    let next = parent[key];
+    let next = own(parent, key);
     if (next === null || typeof next !== "object") {
       next = typeof (keys[index + 1] ?? last) === "number" ? [] : {};
       parent[key] = next;
@@ -155,15 +179,16 @@ function prune(chain: Container[], keys: (string | number)[]): void {
  * default language and in every translation: the translated items stay those of their item.
  */
 export function withoutItem(draft: Draft, path: string, index: number): Draft {
+  const keys = writableSegments(path);
+  if (!keys) return draft;
   const copy = structuredClone(draft);
   const items = valueAt(copy, path);
   if (Array.isArray(items)) items.splice(index, 1);
   for (const language of textLanguages(copy)) {
     const texts = textsOf(copy, language) as Container;
-    const keys = segments(path);
     const chain: Container[] = [texts];
     for (const key of keys) {
-      const next = chain.at(-1)![key];
+      const next = own(chain.at(-1)!, key);
       if (next === null || typeof next !== "object") break;
       chain.push(next as Container);
     }

@@ -1,5 +1,6 @@
 import { msg, str } from "@lit/localize";
 import { MAX_TEXT_LANGUAGES, textLanguageProblem } from "@loyalty/shared-types";
+import { translationChain } from "@loyalty/widgets";
 import { css, html, nothing, type PropertyValues } from "lit";
 import { intlLocale } from "../../i18n/locale.js";
 import { confirmAction } from "../../ui/confirm-dialog.js";
@@ -15,6 +16,22 @@ export function languageName(language: string): string {
   } catch {
     return language;
   }
+}
+
+/**
+ * The languages whose texts the storefront shows for a text `language` lacks, nearest first
+ * (`fr` for `fr-CA`, `zh-Hant` then `zh` for `zh-Hant-TW`), among `languages`: the widgets' own
+ * chain, without `language`. After them, the store's default language.
+ */
+export function fallbackLanguages(language: string, languages: readonly string[]): string[] {
+  return translationChain(language, languages).filter((key) => key !== language);
+}
+
+/** Where a text is missing, the languages it is taken from in turn: "French, else in English". */
+export function fallbackNames(languages: readonly string[], defaultLanguage: string): string {
+  return [...languages, defaultLanguage]
+    .map(languageName)
+    .reduce((list, next) => msg(str`${list}, else in ${next}`));
 }
 
 /** A name as the first word of a label: French writes language names in lower case. */
@@ -217,6 +234,11 @@ export class TextLanguages extends BoElement {
   protected override render() {
     const { selected } = this;
     const defaultName = languageName(this.defaultLanguage);
+    // What the storefront shows for a text the language edited lacks.
+    const shown =
+      selected === undefined
+        ? undefined
+        : fallbackNames(fallbackLanguages(selected, this.languages), this.defaultLanguage);
     // The labels touch their tags: a select's displayed value is its option's whole text.
     const options = [
       { value: "", label: msg(str`${capitalised(defaultName)} (default)`) },
@@ -252,12 +274,10 @@ export class TextLanguages extends BoElement {
       </div>
       ${this.adding ? this.#renderAdding() : nothing}
       ${
-        selected === undefined
+        shown === undefined
           ? nothing
           : html`<p class="note muted">
-              ${msg(
-                str`The form shows the texts only. An empty field shows the text in ${defaultName}.`,
-              )}
+              ${msg(str`The form shows the texts only. An empty field shows the text in ${shown}.`)}
             </p>`
       }`;
   }
@@ -344,11 +364,14 @@ export class TextLanguages extends BoElement {
     const language = this.selected;
     if (language === undefined) return;
     const name = languageName(language);
-    const defaultName = languageName(this.defaultLanguage);
+    // What visitors reading it get once it is gone: another variant's texts (`fr` for `fr-CA`)
+    // where there is one, else the default ones.
+    const remaining = this.languages.filter((key) => key !== language);
+    const shown = fallbackNames(translationChain(language, remaining), this.defaultLanguage);
     const confirmed = await confirmAction({
       heading: msg(str`Remove the texts in ${name}?`),
       body: msg(
-        str`Your texts in ${name} leave the draft. Once you publish, visitors reading ${name} see the texts in ${defaultName}.`,
+        str`Your texts in ${name} leave the draft. Once you publish, visitors reading ${name} see the texts in ${shown}.`,
       ),
       confirmLabel: msg("Remove the language"),
       destructive: true,

@@ -62,7 +62,12 @@ export interface Translation {
   language: string;
   /** The draft's texts in that language. */
   texts: Readonly<Record<string, unknown>>;
-  /** The store's default language, by name ("English"). */
+  /**
+   * The less precise translations whose texts the storefront shows for a text this one lacks,
+   * nearest first (`fr` for `fr-CA`): by name, with their texts.
+   */
+  fallbacks: readonly { name: string; texts: Readonly<Record<string, unknown>> }[];
+  /** The store's default language, by name ("English"): the texts when none of them has one. */
   defaultName: string;
 }
 
@@ -71,8 +76,8 @@ const QUOTED_LENGTH = 200;
 
 /**
  * The options of the field translating the text at `path`, whose default-language text is
- * `base`: the hint quotes `base` (the placeholder shows it whole), and the field is empty
- * while no translation is written.
+ * `base`. The hint quotes what the storefront shows while the field is empty (the placeholder
+ * shows it whole): the nearest less precise translation's text, else `base`.
  */
 function translated(
   context: FieldsContext,
@@ -83,19 +88,28 @@ function translated(
 ) {
   const name = `translations.${translation.language}.${path}`;
   const value = valueAt(translation.texts, path);
-  const original = base ?? "";
+  const shown = translation.fallbacks
+    .map((fallback) => ({ name: fallback.name, text: valueAt(fallback.texts, path) }))
+    .find(
+      (fallback): fallback is { name: string; text: string } =>
+        typeof fallback.text === "string" && fallback.text !== "",
+    ) ?? {
+    name: translation.defaultName,
+    text: base ?? "",
+  };
   const quoted =
-    original.length > QUOTED_LENGTH ? `${original.slice(0, QUOTED_LENGTH).trimEnd()}…` : original;
-  const { defaultName } = translation;
+    shown.text.length > QUOTED_LENGTH
+      ? `${shown.text.slice(0, QUOTED_LENGTH).trimEnd()}…`
+      : shown.text;
   const quote =
-    original === "" ? msg(str`Empty in ${defaultName}.`) : msg(str`In ${defaultName}: “${quoted}”`);
+    shown.text === "" ? msg(str`Empty in ${shown.name}.`) : msg(str`In ${shown.name}: “${quoted}”`);
   return {
     name,
     value: typeof value === "string" ? value : "",
     hint: hint ? `${hint} ${quote}` : quote,
     error: context.errors[name],
     lang: translation.language,
-    ...(original === "" ? {} : { placeholder: original }),
+    ...(shown.text === "" ? {} : { placeholder: shown.text }),
   };
 }
 
