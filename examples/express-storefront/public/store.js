@@ -62,5 +62,4 @@ async function applyElsewhere(code) {
       : `Your code ${code} could not be applied to your cart: type it there. `,
     link,
   );
-  notice.hidden = false;
 }

@@ -18,7 +18,7 @@ import express, {
 import { findProduct, findVariant } from "./catalogue.js";
 import type { StoreConfig } from "./config.js";
 import type { Html } from "./html.js";
-import { priceCart, type AppliedCode } from "./pricing.js";
+import { isCodeShaped, priceCart, roundCents, type AppliedCode } from "./pricing.js";
 import { customerIdFor, StoreData, type Order } from "./store-data.js";
 import {
   accountPage,
@@ -51,12 +51,8 @@ interface Cart {
 
 const COOKIE = { httpOnly: true, sameSite: "lax", signed: true, path: "/" } as const;
 const MAX_QUANTITY = 99;
-/** Codes are `XXXX-XXXX-XXXX`; a platform's own may be longer, never this long. */
-const MAX_CODE_LENGTH = 64;
 /** How the cart names an invited friend's code. */
 const WELCOME_OFFER = "Welcome offer";
-
-const roundCents = (amount: number) => Math.round(amount * 100) / 100;
 
 /** A client's mistake, answered with its status and message; never a stack trace. */
 class BadRequest extends Error {
@@ -78,7 +74,7 @@ function readCart(req: Request): Cart {
     unknown
   >;
   const cart: Cart = { id: typeof id === "string" ? id : randomUUID(), lines: {} };
-  if (typeof code === "string" && code.length <= MAX_CODE_LENGTH) cart.code = code;
+  if (typeof code === "string" && isCodeShaped(code)) cart.code = code;
   if (typeof lines === "object" && lines !== null) {
     for (const [key, quantity] of Object.entries(lines)) {
       if (cartLine(key, quantity)) cart.lines[key] = quantity as number;
@@ -121,7 +117,7 @@ function quantityField(req: Request, min: number): number {
 }
 
 /** Why a code cannot go in the cart (the notices of `/cart?discount=`). */
-type CodeRefusal = "used" | "not-yours" | "sign-in" | "expired";
+type CodeRefusal = "used" | "not-yours" | "sign-in" | "expired" | "first-order";
 
 /** A code checked for the shopper: what it gives, or why they cannot use it. */
 type CodeCheck = { applied: AppliedCode } | { refused: CodeRefusal };
@@ -213,8 +209,10 @@ export function createStoreApp(config: StoreConfig): Express {
   /**
    * Whether the shopper may use this code, never taking the browser's word for it: one of the
    * signed-in shopper's unused reward codes (the loyalty service lists them), or the welcome
-   * code of the invitation this browser arrived with. A code an order of this store used is
-   * refused at once, before the loyalty service has credited that order and struck it off.
+   * code of the invitation this browser arrived with, for a shopper who has not ordered here
+   * yet (anyone with the link may open it, its referrer included). A code an order of this store
+   * used is refused at once, before the loyalty service has credited that order and struck it
+   * off.
    */
   async function checkCode(req: Request, typed: string): Promise<CodeCheck> {
     const wanted = typed.trim().toUpperCase();
@@ -231,6 +229,7 @@ export function createStoreApp(config: StoreConfig): Express {
       if (welcome.expiresAt && Date.parse(welcome.expiresAt) <= Date.now()) {
         return { refused: "expired" };
       }
+      if (shopper && data.ordersOf(shopper.id).length) return { refused: "first-order" };
       return { applied: { code: welcome.code, name: WELCOME_OFFER, voucher: welcome.voucher } };
     }
     return { refused: shopper ? "not-yours" : "sign-in" };
@@ -238,6 +237,8 @@ export function createStoreApp(config: StoreConfig): Express {
 
   const cartWith = (code: string, outcome: "applied" | "removed" | CodeRefusal) =>
     `/cart?${new URLSearchParams({ discount: outcome, code }).toString()}#discount`;
+  // What cannot be a code is not repeated on the page: the address could make it say anything.
+  const NOT_A_CODE = "/cart?discount=not-a-code#discount";
 
   const send = (res: Response, page: Html, status = 200) =>
     res.status(status).type("html").set("Cache-Control", "no-store").send(page.text);
@@ -382,7 +383,7 @@ export function createStoreApp(config: StoreConfig): Express {
   app.post("/cart/discount", form, async (req, res) => {
     const typed = (field(req, "code") ?? "").toUpperCase();
     if (!typed) return res.redirect(303, "/cart#discount");
-    if (typed.length > MAX_CODE_LENGTH) throw new BadRequest("That is not a discount code.");
+    if (!isCodeShaped(typed)) return res.redirect(303, NOT_A_CODE);
     const check = await checkCode(req, typed);
     if (!("applied" in check)) return res.redirect(303, cartWith(typed, check.refused));
     const cart = readCart(req);
@@ -427,6 +428,9 @@ export function createStoreApp(config: StoreConfig): Express {
     );
     // A code that gives this order nothing (below its minimum) is not spent on it.
     const used = code && !totals.unmet ? code : undefined;
+    // Another cart's checkout may have spent the code while this one was checked: asked again
+    // in the tick that places the order, so that no other can come between. The cart says why.
+    if (used && data.orderUsing(used.code)) return res.redirect(303, "/cart");
     const order = data.place({
       cartId: cart.id,
       customerId: shopper.id,
@@ -597,6 +601,7 @@ const CODE_REFUSALS: Record<CodeRefusal, string> = {
   "not-yours": "it is not one of your codes, or it has been used or has expired",
   "sign-in": "sign in first: a reward code is for the shopper who claimed it",
   expired: "it has expired",
+  "first-order": "the welcome offer is for a first order, and you have ordered here before",
 };
 
 function codeRefusal(code: string, refusal: CodeRefusal, when: "typed" | "dropped"): string {
@@ -608,7 +613,16 @@ function codeRefusal(code: string, refusal: CodeRefusal, when: "typed" | "droppe
 /** What the last action on the cart's code did (`/cart?discount=…&code=…`). */
 function cartNotice(req: Request, cartCode: string | undefined): CartNotice | undefined {
   const { discount, code } = req.query;
-  if (typeof discount !== "string" || typeof code !== "string") return undefined;
+  if (discount === "not-a-code") {
+    return {
+      kind: "error",
+      text: "That is not a discount code: a code has letters, digits and dashes.",
+    };
+  }
+  // The page repeats only what could be a code: a link cannot make it say anything else.
+  if (typeof discount !== "string" || typeof code !== "string" || !isCodeShaped(code)) {
+    return undefined;
+  }
   if (discount === "applied") {
     // Said of the cart's own code only: a link cannot make the page claim another is applied.
     return code === cartCode

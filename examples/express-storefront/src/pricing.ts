@@ -11,6 +11,13 @@ export interface AppliedCode {
   voucher: Voucher;
 }
 
+/** Codes are `XXXX-XXXX-XXXX`; a platform's own may be longer, never this long. */
+export const MAX_CODE_LENGTH = 64;
+const CODE_SHAPE = new RegExp(`^[A-Z0-9-]{1,${MAX_CODE_LENGTH}}$`, "i");
+
+/** Whether text could be a code: anything else is never one, nor repeated on a page. */
+export const isCodeShaped = (text: string) => CODE_SHAPE.test(text);
+
 /** The store sells in euros. */
 export const CURRENCY = "EUR";
 /** Shipping, free from FREE_SHIPPING_FROM of goods: what a free-shipping code waives below that. */
@@ -43,6 +50,8 @@ export interface CartTotals {
 
 const toCents = (amount: number) => Math.round(amount * 100);
 const fromCents = (cents: number) => cents / 100;
+/** An amount in euros to the cent, as orders and the loyalty service take it. */
+export const roundCents = (amount: number) => fromCents(toCents(amount));
 
 /**
  * Spreads an amount off the goods over the lines in proportion to their amounts, in whole

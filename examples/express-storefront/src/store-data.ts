@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { roundCents } from "./pricing.js";
 
 export interface OrderLine {
   lineId: number;
@@ -150,7 +151,7 @@ export class StoreData {
         discount: order.discount ?? null,
         lines: order.lines.map((line) => ({
           ...line,
-          totalPaid: line.totalPaid ?? Math.round(line.unitPrice * line.quantity * 100) / 100,
+          totalPaid: line.totalPaid ?? roundCents(line.unitPrice * line.quantity),
         })),
       }));
       return data;

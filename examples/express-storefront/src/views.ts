@@ -7,7 +7,9 @@ import { CATEGORIES, PRODUCTS, type Product } from "./catalogue.js";
 import { html, trusted, type Html } from "./html.js";
 import {
   FREE_SHIPPING_FROM,
+  MAX_CODE_LENGTH,
   priceCart,
+  roundCents,
   type AppliedCode,
   type Unmet,
   type Voucher,
@@ -46,6 +48,8 @@ export const money = (amount: number) => euros.format(amount);
 function layout(context: PageContext, title: string, body: Html): Html {
   const { shopper, cartCount } = context;
   // The one script tag a merchant adds: every widget of the page takes its API and domain.
+  // The notice store.js fills is empty, never hidden: screen readers announce text put in a
+  // live region only if the region was in the accessibility tree before.
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -74,7 +78,7 @@ function layout(context: PageContext, title: string, body: Html): Html {
           </nav>
         </header>
         <main>
-          <p class="notice" data-cart-notice role="status" hidden></p>
+          <p class="notice" data-cart-notice role="status"></p>
           ${body}
         </main>
         ${widget("loyalty-launcher", context.widgets)}
@@ -216,7 +220,7 @@ function discountSection(
           type="text"
           name="code"
           required
-          maxlength="64"
+          maxlength="${MAX_CODE_LENGTH}"
           autocomplete="off"
           spellcheck="false"
       /></label>
@@ -250,7 +254,7 @@ export function cartPage(
   const items = lines.map((line, index) => ({
     product: line.product.id,
     categories: line.product.categoryIds,
-    price: Math.round(((totals.lineTotals[index] ?? 0) / line.quantity) * 100) / 100,
+    price: roundCents((totals.lineTotals[index] ?? 0) / line.quantity),
     quantity: line.quantity,
   }));
   const rows = lines.map(

@@ -261,6 +261,22 @@ describe("the demo storefront, started with pnpm start", () => {
 
   it("shows a reward's code once claimed, and the balance spent", async () => {
     const programme = page.locator("loyalty-program-presentation");
+    // The notice the claim fills is a live region known to screen readers before it has text:
+    // one that appears with its text is often not read out.
+    const notice = page.locator("[data-cart-notice]");
+    expect(await notice.textContent()).toBe("");
+    const cdp = await page.context().newCDPSession(page);
+    const { root } = await cdp.send("DOM.getDocument");
+    const { nodeId } = await cdp.send("DOM.querySelector", {
+      nodeId: root.nodeId,
+      selector: "[data-cart-notice]",
+    });
+    const { nodes } = await cdp.send("Accessibility.getPartialAXTree", {
+      nodeId,
+      fetchRelatives: false,
+    });
+    await cdp.detach();
+    expect(nodes[0]).toMatchObject({ ignored: false, role: { value: "status" } });
     // Rewards come cheapest first: free shipping, 300 points.
     await programme.getByRole("button", { name: /Claim/ }).first().click();
     // Nothing is spent before the shopper confirms.
@@ -269,7 +285,7 @@ describe("the demo storefront, started with pnpm start", () => {
     await code.waitFor();
     await expect.poll(() => programme.locator('[part="balance"]').textContent()).toBe("170 points");
     // The store put it in the cart; the shopper stays on the page, told so.
-    await page
+    await notice
       .getByText(`Your code ${await code.textContent()} is applied to your cart.`)
       .waitFor();
   });
@@ -357,8 +373,17 @@ describe("the demo storefront, started with pnpm start", () => {
     await page.getByText("€10.00 off an order of €40.00 or more").waitFor();
     const code = await page.locator("[data-referee-code]").textContent();
     expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    // Camille, who sent it, has ordered here: the offer is for a first order.
+    await page.getByRole("button", { name: "Use this code in my cart" }).click();
+    await page
+      .getByText(
+        `The code ${code} cannot be used: the welcome offer is for a first order, and you have ordered here before.`,
+      )
+      .waitFor();
+    expect(await page.locator("[data-applied-code]").count()).toBe(0);
 
     // The friend signs up with the invited address and places a first order.
+    await page.goto(link);
     await page.getByRole("link", { name: "Create your account" }).click();
     await page.getByRole("button", { name: "Sign out" }).click();
     await signIn("dominique@example.com", "Dominique");
@@ -501,6 +526,26 @@ describe("the demo storefront, started with pnpm start", () => {
     }
   });
 
+  it("repeats in the cart's notices only what could be a code", async () => {
+    const lure = "Call 0800 000 000: your account is locked";
+    for (const discount of ["removed", "used", "not-yours", "applied"]) {
+      const query = new URLSearchParams({ discount, code: lure });
+      const answer = await page.request.get(`${store}/cart?${query.toString()}`);
+      expect(await answer.text()).not.toContain("0800 000 000");
+    }
+    const removed = await page.request.get(`${store}/cart?discount=removed&code=ABCD-EFGH-IJKL`);
+    expect(await removed.text()).toContain("The code ABCD-EFGH-IJKL is removed.");
+    // Typed in the cart, it is refused without being repeated.
+    await page.goto(`${store}/cart`);
+    await page.getByLabel("Discount code").fill(lure);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("That is not a discount code").waitFor();
+    expect(await page.content()).not.toContain("0800 000 000");
+    expect(await page.locator("[data-applied-code]").getAttribute("data-applied-code")).toBe(
+      claimed,
+    );
+  });
+
   it("registers the order with its code, which then leaves the shopper's codes", async () => {
     await page.goto(`${store}/cart`);
     await page.getByRole("button", { name: "Place the order (€37.00)" }).click();
@@ -526,12 +571,16 @@ describe("the demo storefront, started with pnpm start", () => {
     expect(await page.locator("[data-applied-code]").count()).toBe(0);
   });
 
+  /** The invitation Eli (not a shopper yet) was sent; the next step uses it. */
+  let eliLink = "";
+
   it("puts an invited friend's welcome code in the cart, and says what its minimum needs", async () => {
     await page.goto(`${store}/account`);
     await page.getByLabel("Their email").fill("eli@example.com");
     await page.getByRole("button", { name: "Send the invitation" }).click();
     await page.getByText("Invitation sent to eli@example.com.").waitFor();
     const link = await invitationLink("eli@example.com");
+    eliLink = link;
     // The friend, who has no account yet.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.goto(link);
@@ -558,6 +607,42 @@ describe("the demo storefront, started with pnpm start", () => {
     expect(await page.locator("[data-discount]").textContent()).toContain("−€10.00");
     expect(await page.locator("[data-total]").textContent()).toBe("€40.00");
     expect(consoleErrors).toEqual([]);
+  });
+
+  it("spends a code on one order only, when two carts with it are checked out at once", async () => {
+    await page.goto(`${store}/account?next=/cart`);
+    await signIn("eli@example.com", "Eli");
+    await page.getByRole("button", { name: "Place the order (€40.00)" }).waitFor();
+    // Eli passed the link on: Fern, in another browser, fills a cart with the same code.
+    const other = await browser.newContext();
+    try {
+      const fern = await other.newPage();
+      await fern.goto(eliLink);
+      await fern.getByRole("button", { name: "Use this code in my cart" }).click();
+      await fern.waitForURL(/\/cart\?discount=applied/);
+      const welcome = await fern.locator("[data-applied-code]").getAttribute("data-applied-code");
+      await fern.goto(`${store}/products/1002`);
+      await fern.getByLabel("Quantity").fill("4");
+      await fern.getByRole("button", { name: "Add to cart" }).click();
+      await fern.goto(`${store}/account?next=/cart`);
+      await signIn("fern@example.com", "Fern", fern);
+      await fern.getByRole("button", { name: "Place the order (€40.00)" }).waitFor();
+
+      const checkout = (on: Page) => on.request.post(`${store}/checkout`, { maxRedirects: 0 });
+      const answers = await Promise.all([checkout(page), checkout(fern)]);
+      const targets = answers.map((answer) => answer.headers()["location"]);
+      expect(targets.filter((target) => target?.startsWith("/account?placed="))).toHaveLength(1);
+      // The other cart is not placed, and says why.
+      const refused = targets[0] === "/cart" ? page : fern;
+      await refused.goto(`${store}/cart`);
+      await refused
+        .getByText(`The code ${welcome} was taken out of your cart: it has been used already.`)
+        .waitFor();
+      await refused.goto(`${store}/account`);
+      expect(await refused.locator("[data-order]").count()).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it("serves the widgets' script compressed, under a URL named by its content", async () => {
