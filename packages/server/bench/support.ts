@@ -22,7 +22,11 @@ export function start(
   options: { niceness?: number; cpus?: string } = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, ...NODE_ARGS, ...args];
+    // Node takes --cpu-prof on its command line only (NODE_OPTIONS refuses it).
+    const profile = env["CPU_PROFILE_DIR"]
+      ? ["--cpu-prof", `--cpu-prof-dir=${env["CPU_PROFILE_DIR"]}`]
+      : [];
+    const command = [process.execPath, ...profile, ...NODE_ARGS, ...args];
     // On the given CPUs from its first instruction (`taskset` executes node in its place), so
     // that every thread it starts is there too.
     if (options.cpus !== undefined) command.unshift("taskset", "-c", options.cpus);
@@ -89,6 +93,11 @@ export function serverEnv(
     RATE_LIMIT_CUSTOMER: "1000000000",
     RATE_LIMIT_API_KEY: "1000000000",
     RATE_LIMIT_ADMIN: "1000000000",
+    // `BENCH_PROFILE=<directory>`: the server writes a V8 CPU profile there when it stops
+    // (open it in Chrome's DevTools or speedscope), to find where a scenario's time goes.
+    ...(process.env["BENCH_PROFILE"] && {
+      CPU_PROFILE_DIR: path.resolve(process.env["BENCH_PROFILE"]),
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { MAX_BATCH_PRODUCTS, problemSchema } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startTestApp, type TestApp } from "./support/app.js";
+import { eventually, startTestApp, type TestApp } from "./support/app.js";
 import { addRule } from "./support/fixtures.js";
 import { revalidate } from "./support/revalidate.js";
 
@@ -110,6 +110,24 @@ describe("GET /point/product-points/calculate-many", () => {
     const again = await revalidate(url, etag);
     expect(again.status).toBe(304);
     expect(again.body).toBe("");
+  });
+
+  it("answers a page asked again with the store's rules of now, not of the first time", async () => {
+    // Every visitor of a collection page asks the same query: remembered, but never stale.
+    const { pool } = app.context;
+    const shop = "https://many-changing.example";
+    const store = await app.context.services.stores.create({ domain: shop });
+    const productRule = await addRule(pool, store.id, { kind: "product", targetId: 7, rate: 2 });
+    const points = async () => {
+      const response = await many("7:10,8:10", {}, shop);
+      const { items } = (await response.json()) as { items: { points: number }[] };
+      return items.map((item) => item.points);
+    };
+    expect(await points()).toEqual([20, 0]);
+    expect(await points()).toEqual([20, 0]);
+    await app.context.services.rules.update(store.id, productRule, { rate: 3 });
+    await eventually(async () => ((await points())[0] === 30 ? true : undefined), 5_000);
+    expect(await points()).toEqual([30, 0]);
   });
 
   it("serves a page of a hundred products from memory, without a query", async () => {

@@ -85,6 +85,9 @@ function authenticatorFor(
   }
 }
 
+/** How many distinct queries each storefront read remembers the parse of. */
+export const MAX_REMEMBERED_QUERIES = 1000;
+
 /** The storefront reads: public GETs, on every product page. They write no access log line. */
 const isStorefrontRead = (operation: OperationDefinition) =>
   operation.auth === "public" && operation.method === "GET";
@@ -283,16 +286,38 @@ function answer(route: OperationRoute, dependencies: MountDependencies): Request
     operation.pathParams
       ? parseRequest(operation.pathParams, req.params, "path", pathReason)
       : undefined;
+  const parseQuery = (req: Request, schema: z.ZodType) => {
+    const rawQuery = req.query as Record<string, unknown>;
+    return parseRequest(
+      schema,
+      foldsLists ? foldIndexedKeys(rawQuery) : rawQuery,
+      "query",
+      queryReason,
+    );
+  };
+  // A storefront read's query is its page's: every visitor of a product or collection page
+  // sends the same one. Its parse is remembered by the request's URL (storefront reads have no
+  // path parameters; the query schema is one for every revision), so that a page view pays no
+  // query parsing; a refused query is parsed again each time. The handlers only read it.
+  const remembered =
+    isStorefrontRead(operation) && !operation.pathParams ? new Map<string, unknown>() : undefined;
+  const storefrontQuery = (req: Request, schema: z.ZodType, queries: Map<string, unknown>) => {
+    let query = queries.get(req.url);
+    if (query === undefined) {
+      query = parseQuery(req, schema);
+      // Bounded whatever the clients send: the oldest remembered goes first.
+      if (queries.size >= MAX_REMEMBERED_QUERIES) queries.delete(queries.keys().next().value!);
+      queries.set(req.url, query);
+    }
+    return query;
+  };
   /** The query and body, parsed for the request's revision. */
   const parsedContent = (req: Request, revision: ApiRevision) => {
-    const rawQuery = req.query as Record<string, unknown>;
-    const query = operation.query
-      ? parseRequest(
-          operation.query,
-          foldsLists ? foldIndexedKeys(rawQuery) : rawQuery,
-          "query",
-          queryReason,
-        )
+    const querySchema = operation.query;
+    const query = querySchema
+      ? remembered
+        ? storefrontQuery(req, querySchema, remembered)
+        : parseQuery(req, querySchema)
       : undefined;
     let schema = bodySchemas.get(revision);
     if (schema === undefined && operation.body && !bodySchemas.has(revision)) {

@@ -27,10 +27,18 @@ export function pointsRoutes(
       ),
     );
   // A page's batch is kilobytes: its etag is a digest of the body, the same in every process.
+  // The service answers a page asked again with the same object: encoded once.
+  const encoded = new WeakMap<CalculateManyPointsResponse, { body: string; etag: string }>();
   const replyMany = (result: CalculateManyPointsResponse) => {
-    const body = JSON.stringify(result);
-    const digest = createHash("sha1").update(body).digest("base64url").slice(0, 22);
-    return new Reply((res) => sendCacheable(res, `W/"${digest}"`, body));
+    let encoding = encoded.get(result);
+    if (!encoding) {
+      const body = JSON.stringify(result);
+      const digest = createHash("sha1").update(body).digest("base64url").slice(0, 22);
+      encoding = { body, etag: `W/"${digest}"` };
+      encoded.set(result, encoding);
+    }
+    const { body, etag } = encoding;
+    return new Reply((res) => sendCacheable(res, etag, body));
   };
   return [
     operationRoute(OPERATIONS.calculateProductPoints, ({ query }) => {

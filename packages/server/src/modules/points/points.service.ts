@@ -85,12 +85,34 @@ export class PointsService {
       : calculateWith(rules, query);
   }
 
+  /**
+   * The last answer to each batch, under the rules it was computed with. A batch is a
+   * collection page's, asked by every visitor of the page with the same query (the same parsed
+   * object: see mount-operation's remembered queries): while the store's rules are the same
+   * section, the answer is the same object, and so is its encoding (points.routes).
+   */
+  private readonly batches = new WeakMap<
+    CalculateManyPointsQuery,
+    { rules: CachedSection<RuleSet>; answer: CalculateManyPointsResponse }
+  >();
+
   /** `calculate` for each product of a page, with the store's rules read once. */
   calculateMany(query: CalculateManyPointsQuery): MaybePromise<CalculateManyPointsResponse> {
     const rules = this.storefront.section(query.domain, this.rules);
     return rules instanceof Promise
-      ? rules.then((loaded) => calculateManyWith(loaded, query))
-      : calculateManyWith(rules, query);
+      ? rules.then((loaded) => this.batchAnswer(loaded, query))
+      : this.batchAnswer(rules, query);
+  }
+
+  private batchAnswer(
+    rules: CachedSection<RuleSet> | undefined,
+    query: CalculateManyPointsQuery,
+  ): CalculateManyPointsResponse {
+    const last = this.batches.get(query);
+    if (last && last.rules === rules) return last.answer;
+    const answer = calculateManyWith(rules, query);
+    if (rules) this.batches.set(query, { rules, answer });
+    return answer;
   }
 }
 
