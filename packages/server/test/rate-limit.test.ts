@@ -147,6 +147,34 @@ describe("rate limit windows", () => {
     }
   });
 
+  it("counts an IPv6 network as one address, and an IPv4-mapped address as its IPv4 one", async () => {
+    const proxied = await startTestApp({
+      env: { RATE_LIMIT_STOREFRONT: "2", TRUST_PROXY: "loopback" },
+    });
+    try {
+      await storeWithKey(proxied, DOMAIN);
+      const from = async (address: string) =>
+        (
+          await fetch(`${proxied.baseUrl}/store/widget/cart?domain=${encodeURIComponent(DOMAIN)}`, {
+            headers: { "x-forwarded-for": address },
+          })
+        ).status;
+      // One /56: a household's or an office's devices each have an address of their own.
+      const network = ["2001:db8:1:100::1", "2001:db8:1:1ff::2", "2001:db8:1:180::3"];
+      const statuses = [];
+      for (const address of network) statuses.push(await from(address));
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(await from("2001:db8:2::1")).toBe(200);
+      // A server listening on every interface sees IPv4 clients as IPv4-mapped IPv6.
+      expect([await from("::ffff:203.0.113.9"), await from("203.0.113.9")]).toEqual([200, 200]);
+      expect(await from("::ffff:203.0.113.9")).toBe(429);
+      // Asked again, the remembered keys answer the same.
+      expect([await from("2001:db8:1:1ff::9"), await from("203.0.113.9")]).toEqual([429, 429]);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it("counts a path however it is spelled: letter case, a trailing slash, HEAD for GET", async () => {
     const strict = await startTestApp({
       env: { RATE_LIMIT_STOREFRONT: "2", RATE_LIMIT_ADMIN_LOGIN: "1" },
