@@ -6,7 +6,6 @@ import { api } from "../api/client.js";
 import { ApiError } from "../api/errors.js";
 import { storePath } from "../app/navigation.js";
 import { StoreScreen } from "../app/screen.js";
-import { intlLocale } from "../i18n/locale.js";
 import { confirmAction } from "../ui/confirm-dialog.js";
 import { define } from "../ui/element.js";
 import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
@@ -19,6 +18,7 @@ import {
   formatDateTime,
   formatNumber,
   formatPoints,
+  languageName,
 } from "../ui/format.js";
 import { announce } from "../ui/live-region.js";
 import { loadMoreButton, PagedList } from "../ui/paged-list.js";
@@ -642,15 +642,6 @@ function adjustmentErrors(error: unknown): FormErrors {
     ...errors,
     fields: { ...errors.fields, points: msg("Enter a number of points other than 0.") },
   };
-}
-
-/** A language code in words, in the user's language: `fr` → "French". */
-function languageName(code: string): string {
-  try {
-    return new Intl.DisplayNames([intlLocale()], { type: "language" }).of(code) ?? code;
-  } catch {
-    return code;
-  }
 }
 
 /**

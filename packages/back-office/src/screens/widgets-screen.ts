@@ -18,7 +18,7 @@ import { define } from "../ui/element.js";
 import { focusFirstProblem, formErrors, NO_ERRORS, type FormErrors } from "../ui/field-errors.js";
 import { fieldStyles } from "../ui/form-field.js";
 import { formProblem } from "../ui/form-problem.js";
-import { formatDateTime } from "../ui/format.js";
+import { formatDateTime, languageName } from "../ui/format.js";
 import { announce } from "../ui/live-region.js";
 import { taskView } from "../ui/state-view.js";
 import { base, screenStyles } from "../ui/styles.js";
@@ -44,11 +44,7 @@ import {
   type FieldsContext,
   type ItemList,
 } from "./widgets/widget-fields.js";
-import {
-  fallbackLanguages,
-  languageName,
-  type TextLanguageDetail,
-} from "./widgets/text-languages.js";
+import { fallbackLanguages, type TextLanguageDetail } from "./widgets/text-languages.js";
 import { previewStyles, SAMPLE_PRICE, widgetPreview } from "./widgets/widget-preview.js";
 
 const KINDS: readonly WidgetKind[] = ["product-points", "cart", "program-presentation", "launcher"];

@@ -47,3 +47,12 @@ export function formatDateTime(value: string | Date): string {
     new Date(value),
   );
 }
+
+/** A language's name in the app's language (`fr` → "French"), else its tag. */
+export function languageName(language: string): string {
+  try {
+    return new Intl.DisplayNames([intlLocale()], { type: "language" }).of(language) ?? language;
+  } catch {
+    return language;
+  }
+}

@@ -99,23 +99,7 @@ export abstract class LoyaltyElement extends LitElement {
    * the configuration at render goes through here.
    */
   protected withDraft<R extends Localizable>(response: R): R {
-    const config = this.drafted(response);
-    const translations = this.translations(config);
-    const chosen = this.language(response).translations;
-    if (config === response.config && !chosen.length) return response;
-    // The least precise first, for the most precise to have the last word.
-    const localized = chosen.reduceRight((texts, key) => overlay(texts, translations[key]), config);
-    return { ...response, config: localized };
-  }
-
-  private drafted(response: Localizable): object {
-    const draft = this.previewConfig;
-    return draft ? { ...response.config, ...draft } : response.config;
-  }
-
-  private translations(config: object): Record<string, unknown> {
-    const { translations } = config as { translations?: Record<string, unknown> };
-    return translations ?? {};
+    return this.shown(response).localized as R;
   }
 
   /**
@@ -123,12 +107,53 @@ export abstract class LoyaltyElement extends LitElement {
    * store's default language that the merchant has texts for (see core/languages.ts).
    */
   protected language(response: Localizable): Language {
-    const translated = Object.keys(this.translations(this.drafted(response)));
-    return chooseLanguage(
-      [this.lang, document.documentElement.lang],
+    return this.shown(response).language;
+  }
+
+  /** What `withDraft` and `language` answer, worked out once until one of their inputs changes. */
+  private last:
+    | {
+        response: Localizable;
+        draft: object | undefined;
+        lang: string;
+        page: string;
+        language: Language;
+        localized: Localizable;
+      }
+    | undefined;
+
+  private shown(response: Localizable): NonNullable<typeof this.last> {
+    const { previewConfig: draft, lang } = this;
+    const page = document.documentElement.lang;
+    const last = this.last;
+    if (
+      last?.response === response &&
+      last.draft === draft &&
+      last.lang === lang &&
+      last.page === page
+    ) {
+      return last;
+    }
+    const config = draft ? { ...response.config, ...draft } : response.config;
+    const { translations = {} } = config as { translations?: Record<string, unknown> };
+    const language = chooseLanguage(
+      [lang, page],
       response.store.language,
-      translated,
+      Object.keys(translations),
     );
+    // The least precise first, for the most precise to have the last word.
+    const localized =
+      config === response.config && !language.translations.length
+        ? response
+        : {
+            ...response,
+            config: language.translations.reduceRight(
+              (texts, key) => overlay(texts, translations[key]),
+              config,
+            ),
+          };
+    this.last = { response, draft, lang, page, language, localized };
+    return this.last;
   }
 
   /**

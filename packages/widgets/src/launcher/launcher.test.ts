@@ -45,6 +45,41 @@ async function openByKeyboard(element: LoyaltyLauncher) {
 const loaded = (element: LoyaltyLauncher) =>
   expect.poll(() => element.shadowRoot!.querySelector(".loading")).toBeNull();
 
+/** What a browser that refuses the page answers: a promise rejected with NotAllowedError. */
+const denied = () => Promise.reject(new DOMException("denied", "NotAllowedError"));
+
+/** Puts `value` in place of `object[name]` (a browser API); the returned function puts it back. */
+function replace(object: object, name: string, value: unknown): () => void {
+  const before = Object.getOwnPropertyDescriptor(object, name);
+  Object.defineProperty(object, name, { configurable: true, value });
+  return () => {
+    if (before) Object.defineProperty(object, name, before);
+    else Reflect.deleteProperty(object, name);
+  };
+}
+
+/**
+ * A signed-in customer's launcher after inviting ana@example.com by keyboard (the API accepts
+ * with the hash `h4sh`), its focus on the share button.
+ */
+async function invitedByKeyboard(): Promise<LoyaltyLauncher> {
+  serve(
+    http.post(`${API}/point/referral`, () =>
+      HttpResponse.json(
+        { hash: "h4sh", status: "pending", email: "ana@example.com" },
+        { status: 201 },
+      ),
+    ),
+  );
+  const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
+  await openByKeyboard(element);
+  await loaded(element);
+  await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
+  await userEvent.keyboard("{Enter}");
+  await expect.poll(() => focused(element)?.textContent?.trim()).toBe("Share the invitation link");
+  return element;
+}
+
 afterEach(async () => {
   await page.viewport(1280, 800);
 });
@@ -341,34 +376,11 @@ describe("<loyalty-launcher>", () => {
   });
 
   it("shows the invitation's link, selected, where the browser can neither share nor copy", async () => {
-    serve(
-      http.post(`${API}/point/referral`, () =>
-        HttpResponse.json(
-          { hash: "h4sh", status: "pending", email: "ana@example.com" },
-          { status: 201 },
-        ),
-      ),
-    );
-    const share = Object.getOwnPropertyDescriptor(Navigator.prototype, "share");
-    const write = Object.getOwnPropertyDescriptor(Clipboard.prototype, "writeText")!;
     // A browser whose share sheet refuses this page, and whose clipboard is denied to it.
-    Object.defineProperty(Navigator.prototype, "share", {
-      configurable: true,
-      value: () => Promise.reject(new DOMException("denied", "NotAllowedError")),
-    });
-    Object.defineProperty(Clipboard.prototype, "writeText", {
-      configurable: true,
-      value: () => Promise.reject(new DOMException("denied", "NotAllowedError")),
-    });
+    const restoreShare = replace(Navigator.prototype, "share", denied);
+    const restoreCopy = replace(Clipboard.prototype, "writeText", denied);
     try {
-      const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
-      await openByKeyboard(element);
-      await loaded(element);
-      await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
-      await userEvent.keyboard("{Enter}");
-      await expect
-        .poll(() => focused(element)?.textContent?.trim())
-        .toBe("Share the invitation link");
+      const element = await invitedByKeyboard();
       await userEvent.keyboard("{Enter}");
       await expect.poll(() => focused(element)?.id).toBe("invitation-link");
       const field = part<HTMLInputElement>(element, "#invitation-link");
@@ -378,36 +390,16 @@ describe("<loyalty-launcher>", () => {
       expect(field.value.slice(field.selectionStart!, field.selectionEnd!)).toBe(field.value);
       await expectAccessible();
     } finally {
-      Object.defineProperty(Clipboard.prototype, "writeText", write);
-      if (share) Object.defineProperty(Navigator.prototype, "share", share);
-      else Reflect.deleteProperty(Navigator.prototype, "share");
+      restoreCopy();
+      restoreShare();
     }
   });
 
   it("copies the link when the browser refuses to share it", async () => {
-    serve(
-      http.post(`${API}/point/referral`, () =>
-        HttpResponse.json(
-          { hash: "h4sh", status: "pending", email: "ana@example.com" },
-          { status: 201 },
-        ),
-      ),
-    );
-    const share = Object.getOwnPropertyDescriptor(Navigator.prototype, "share");
-    Object.defineProperty(Navigator.prototype, "share", {
-      configurable: true,
-      value: () => Promise.reject(new DOMException("denied", "NotAllowedError")),
-    });
+    const restore = replace(Navigator.prototype, "share", denied);
     try {
       await navigator.clipboard.writeText("");
-      const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
-      await openByKeyboard(element);
-      await loaded(element);
-      await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
-      await userEvent.keyboard("{Enter}");
-      await expect
-        .poll(() => focused(element)?.textContent?.trim())
-        .toBe("Share the invitation link");
+      const element = await invitedByKeyboard();
       await userEvent.keyboard("{Enter}");
       await expect
         .poll(() => navigator.clipboard.readText())
@@ -416,39 +408,19 @@ describe("<loyalty-launcher>", () => {
         .poll(() => element.shadowRoot!.querySelector("#announcement")?.textContent)
         .toBe("Link copied");
     } finally {
-      if (share) Object.defineProperty(Navigator.prototype, "share", share);
-      else Reflect.deleteProperty(Navigator.prototype, "share");
+      restore();
     }
   });
 
   it("shares the invitation's link with the Web Share API where the browser has it", async () => {
-    serve(
-      http.post(`${API}/point/referral`, () =>
-        HttpResponse.json(
-          { hash: "h4sh", status: "pending", email: "ana@example.com" },
-          { status: 201 },
-        ),
-      ),
-    );
     const shared: ShareData[] = [];
-    const before = Object.getOwnPropertyDescriptor(Navigator.prototype, "share");
     // The browser's share sheet is the operating system's: what the page hands it is recorded.
-    Object.defineProperty(Navigator.prototype, "share", {
-      configurable: true,
-      value: (data: ShareData) => {
-        shared.push(data);
-        return Promise.resolve();
-      },
+    const restore = replace(Navigator.prototype, "share", (data: ShareData) => {
+      shared.push(data);
+      return Promise.resolve();
     });
     try {
-      const element = await mount<LoyaltyLauncher>(tag(IDENTIFIED));
-      await openByKeyboard(element);
-      await loaded(element);
-      await userEvent.fill(page.getByLabelText("Your friend's email"), "ana@example.com");
-      await userEvent.keyboard("{Enter}");
-      await expect
-        .poll(() => focused(element)?.textContent?.trim())
-        .toBe("Share the invitation link");
+      await invitedByKeyboard();
       await userEvent.keyboard("{Enter}");
       await expect
         .poll(() => shared)
@@ -459,8 +431,7 @@ describe("<loyalty-launcher>", () => {
           },
         ]);
     } finally {
-      if (before) Object.defineProperty(Navigator.prototype, "share", before);
-      else Reflect.deleteProperty(Navigator.prototype, "share");
+      restore();
     }
   });
 

@@ -6,17 +6,8 @@ import { intlLocale } from "../../i18n/locale.js";
 import { confirmAction } from "../../ui/confirm-dialog.js";
 import { BoElement, define } from "../../ui/element.js";
 import { fieldStyles, inputField } from "../../ui/form-field.js";
-import { formatNumber } from "../../ui/format.js";
+import { formatNumber, languageName } from "../../ui/format.js";
 import { base } from "../../ui/styles.js";
-
-/** A language's name in the app's language (`fr` → "French"), else its tag. */
-export function languageName(language: string): string {
-  try {
-    return new Intl.DisplayNames([intlLocale()], { type: "language" }).of(language) ?? language;
-  } catch {
-    return language;
-  }
-}
 
 /**
  * The languages whose texts the storefront shows for a text `language` lacks, nearest first
