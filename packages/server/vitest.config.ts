@@ -12,9 +12,11 @@ const SLOW = [
   "test/embedded.test.ts",
   "test/faults.test.ts",
   "test/http-server.test.ts",
+  "test/metrics.test.ts",
   "test/order-processing.test.ts",
   "test/production-deploy.test.ts",
   "test/server-process.test.ts",
+  "test/tracing.test.ts",
 ];
 /** Files that measure latencies: the `slow-alone` project runs them after the others, alone. */
 const ALONE = ["test/hostile-traffic.test.ts"];

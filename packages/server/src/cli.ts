@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: `loyalty worker` traces, when the environment asks for it, before pg is loaded.
+import "./tracing/register-worker.js";
 import { CommanderError } from "commander";
 import { createProgram } from "./cli/program.js";
 import { openDatabase, openRuntime } from "./runtime.js";

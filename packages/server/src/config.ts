@@ -78,7 +78,17 @@ const environmentSchema = z.object({
   RATE_LIMIT_ADMIN: z.coerce.number().int().min(0).max(1_000_000_000).default(1_200),
   RATE_LIMIT_ADMIN_LOGIN: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
   RATE_LIMIT_FAILED_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(20),
+  RATE_LIMIT_REDIS_URL: optionalText.transform(redisUrl),
+  RATE_LIMIT_REDIS_PREFIX: z
+    .string()
+    .regex(/^\S{1,64}$/, "must be 1 to 64 characters, without spaces")
+    .default("loyalty:rl:"),
+  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   BACK_OFFICE_DIR: optionalText,
+  METRICS_PORT: optionalText.pipe(
+    z.coerce.number<string | undefined>().int().min(0).max(65535).optional(),
+  ),
+  METRICS_HOST: optionalText,
 });
 
 export interface Config {
@@ -139,13 +149,21 @@ export interface Config {
    * and subnets. Unset: the connection's address.
    */
   trustProxy: number | string | undefined;
-  /** Requests per window and per client (0: no limit), counted by each API process. */
+  /**
+   * Requests per window and per client (0: no limit), counted by each API process, or in Redis
+   * for all of them.
+   */
   rateLimits: RateLimits;
   /**
    * The back-office web app's built files (index.html, assets/); undefined: the `dist/` of the
    * installed `@loyalty/back-office`.
    */
   backOfficeDir: string | undefined;
+  /**
+   * Prometheus metrics at `/metrics` on a port of their own (0: any free port), on METRICS_HOST
+   * or else HOST's interfaces; undefined: no metrics served, and none timed per request.
+   */
+  metrics: { port: number; host: string | undefined } | undefined;
 }
 
 export interface RateLimits {
@@ -165,6 +183,13 @@ export interface RateLimits {
    * it, that address's unauthenticated attempts are refused before any credential is looked up.
    */
   failedAuth: number;
+  /**
+   * The Redis every API process counts in, so that a client gets each limit once whatever
+   * process answers it; undefined: each process counts in its own memory. Keys start with
+   * `prefix`, then the policy. A count Redis has not answered within `timeoutMs` is counted in
+   * memory instead, as are all while Redis is unavailable.
+   */
+  redis: { url: string; prefix: string; timeoutMs: number } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -205,6 +230,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push(
       `HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS}): the headers are part of the request`,
+    );
+  }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+    problems.push(
+      `METRICS_PORT: must differ from PORT (${env.PORT}): the metrics are served apart from the API`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -253,9 +283,20 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       admin: env.RATE_LIMIT_ADMIN,
       adminLogin: env.RATE_LIMIT_ADMIN_LOGIN,
       failedAuth: env.RATE_LIMIT_FAILED_AUTH,
+      redis: env.RATE_LIMIT_REDIS_URL
+        ? {
+            url: env.RATE_LIMIT_REDIS_URL,
+            prefix: env.RATE_LIMIT_REDIS_PREFIX,
+            timeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS,
+          }
+        : undefined,
     },
     backOfficeDir:
       env.BACK_OFFICE_DIR === undefined ? undefined : path.resolve(env.BACK_OFFICE_DIR),
+    metrics:
+      env.METRICS_PORT === undefined
+        ? undefined
+        : { port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST },
   };
 }
 
@@ -305,4 +346,33 @@ function trustProxy(value: string | undefined, context: z.RefinementCtx): Config
     return z.NEVER;
   }
   return entries.join(", ");
+}
+
+/**
+ * A Redis URL: redis:// (rediss:// for TLS), a host, a database number if any. What is said of
+ * a wrong one never repeats it: it may hold a password.
+ */
+function redisUrl(value: string | undefined, context: z.RefinementCtx): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^rediss?:$/.test(url.protocol) || url.hostname === "") {
+    context.addIssue({
+      code: "custom",
+      message: "must be a redis:// or rediss:// URL (redis://:password@host:6379/0)",
+    });
+    return z.NEVER;
+  }
+  if (!/^\/?\d*$/.test(url.pathname)) {
+    context.addIssue({
+      code: "custom",
+      message: "must name a database by its number, if at all (redis://host:6379/0)",
+    });
+    return z.NEVER;
+  }
+  return value;
 }

@@ -1,3 +1,5 @@
+// First: it traces, when the environment asks for it, before express and pg are loaded.
+import "./tracing/register-server.js";
 import { createServer } from "node:http";
 import { isIPv6, type AddressInfo } from "node:net";
 import { createApp } from "./app.js";
@@ -7,7 +9,9 @@ import { createLogger } from "./http/logger.js";
 import { startWorkers, type Workers } from "./jobs/worker.js";
 import { taskList } from "./jobs/tasks.js";
 import { openRuntime } from "./runtime.js";
+import { serveMetrics, type MetricsEndpoint } from "./metrics/metrics.server.js";
 import { listenForStopSignals } from "./signals.js";
+import { stopTracing } from "./tracing/tracing.js";
 
 function configOrExit(): Config {
   try {
@@ -32,6 +36,9 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   await runtime.storeChanges.start();
+  const metrics: MetricsEndpoint | undefined = config.metrics
+    ? await serveMetrics({ ...config.metrics, pool: runtime.context.pool, logger })
+    : undefined;
   const workers: Workers | undefined =
     config.workers === "in-process"
       ? await startWorkers(runtime.context, runtime.databaseUrl, taskList(runtime.context.services))
@@ -68,7 +75,9 @@ async function main(): Promise<void> {
     });
     clearTimeout(forced);
     await workers?.stop();
+    await metrics?.close();
     await runtime.close();
+    await stopTracing();
     logger.info("stopped");
     process.exit(0);
   });

@@ -162,7 +162,7 @@ export function createServices(
     overview: new OverviewService(pool, clock),
     storefront,
     mailer,
-    rateLimits: new RateLimiter(config.rateLimits),
+    rateLimits: new RateLimiter(config.rateLimits, logger),
     outbound,
   };
 }
@@ -263,6 +263,7 @@ export async function openRuntime(
       await storeChanges.stop();
       services.mailer.close();
       await services.outbound.close();
+      await services.rateLimits.close();
       await pool.end();
     };
     // A process that runs the commands in turn (the tests) must not keep a refused one's

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { registry } from "../src/metrics/metrics.js";
 import type { AddressInfo } from "node:net";
 import getPort from "get-port";
 import { customerHistoryResponseV2Schema } from "@loyalty/shared-types";
@@ -157,6 +158,7 @@ it("settles claims interrupted between reservation and confirmation", async () =
   expect(rows[0]?.available).toBe(700);
 
   // The workers' job settles them once they are older than CLAIM_RECONCILE_AFTER_MS.
+  const reconciledBefore = await reconcilerCounts();
   await app.startWorkers();
   await new Promise((resolve) => setTimeout(resolve, 1100));
   await app.context.pool.query(`SELECT graphile_worker.add_job('reconcile-claims')`);
@@ -186,5 +188,31 @@ it("settles claims interrupted between reservation and confirmation", async () =
     }
   }
   expect(settled.map((claim) => claim?.status).sort()).toEqual(["confirmed", "released"]);
+  // What an operator's dashboard shows of it: one of each, settled by the reconciliation, after
+  // asking the shop about both codes.
+  const reconciledAfter = await reconcilerCounts();
+  expect({
+    confirmed: reconciledAfter.confirmed - reconciledBefore.confirmed,
+    released: reconciledAfter.released - reconciledBefore.released,
+    asked: reconciledAfter.asked - reconciledBefore.asked,
+  }).toEqual({ confirmed: 1, released: 1, asked: 2 });
   expect(app.logs.join("")).toContain("settled claims interrupted");
 });
+
+/** The process's metrics of the reconciliation: claims it settled, codes it asked about. */
+async function reconcilerCounts() {
+  const claims = await registry.getSingleMetric("loyalty_claims_total")?.get();
+  const calls = await registry.getSingleMetric("loyalty_platform_request_duration_seconds")?.get();
+  const claimed = (step: string) =>
+    claims?.values.find((v) => v.labels["step"] === step && v.labels["source"] === "reconciler")
+      ?.value ?? 0;
+  const asked =
+    calls?.values.find(
+      (v) =>
+        (v as { metricName?: string }).metricName ===
+          "loyalty_platform_request_duration_seconds_count" &&
+        v.labels["call"] === "discount-code-exists" &&
+        v.labels["platform"] === "woocommerce",
+    )?.value ?? 0;
+  return { confirmed: claimed("confirmed"), released: claimed("released"), asked };
+}

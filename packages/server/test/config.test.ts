@@ -91,6 +91,62 @@ describe("configuration", () => {
     );
   });
 
+  it("serves metrics only when METRICS_PORT is set, apart from the API's port", () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: "" }).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: "9464", HOST: "10.0.0.5" }).metrics).toEqual({
+      port: 9464,
+      host: "10.0.0.5",
+    });
+    expect(loadConfig({ METRICS_PORT: "9464", METRICS_HOST: "127.0.0.1" }).metrics).toEqual({
+      port: 9464,
+      host: "127.0.0.1",
+    });
+    expect(() => loadConfig({ METRICS_PORT: "metrics" })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: "70000" })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: "3000" })).toThrow(
+      "METRICS_PORT: must differ from PORT (3000): the metrics are served apart from the API",
+    );
+  });
+
+  it("counts the rate limits in Redis only when RATE_LIMIT_REDIS_URL names one", () => {
+    expect(loadConfig({}).rateLimits.redis).toBeUndefined();
+    expect(loadConfig({ RATE_LIMIT_REDIS_URL: "" }).rateLimits.redis).toBeUndefined();
+    expect(
+      loadConfig({ RATE_LIMIT_REDIS_URL: "rediss://:pw@cache.internal:6380/2" }),
+    ).toMatchObject({
+      rateLimits: {
+        redis: { url: "rediss://:pw@cache.internal:6380/2", prefix: "loyalty:rl:", timeoutMs: 100 },
+      },
+    });
+    expect(
+      loadConfig({ RATE_LIMIT_REDIS_URL: "redis://cache", RATE_LIMIT_REDIS_PREFIX: "staging:rl:" })
+        .rateLimits.redis,
+    ).toEqual({ url: "redis://cache", prefix: "staging:rl:", timeoutMs: 100 });
+    expect(
+      loadConfig({ RATE_LIMIT_REDIS_URL: "redis://cache", RATE_LIMIT_REDIS_TIMEOUT_MS: "20" })
+        .rateLimits.redis?.timeoutMs,
+    ).toBe(20);
+    expect(() => loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: "0" })).toThrow(
+      /RATE_LIMIT_REDIS_TIMEOUT_MS/,
+    );
+    for (const url of ["cache.internal:6379", "http://cache.internal", "redis://:secret@"]) {
+      expect(() => loadConfig({ RATE_LIMIT_REDIS_URL: url })).toThrow(
+        "RATE_LIMIT_REDIS_URL: must be a redis:// or rediss:// URL (redis://:password@host:6379/0)",
+      );
+    }
+    expect(() => loadConfig({ RATE_LIMIT_REDIS_URL: "redis://:secret@cache/rate" })).toThrow(
+      "RATE_LIMIT_REDIS_URL: must name a database by its number, if at all (redis://host:6379/0)",
+    );
+    // The message never repeats the URL, whose password would reach the logs.
+    expect(() => loadConfig({ RATE_LIMIT_REDIS_URL: "redis://:secret@cache/rate" })).not.toThrow(
+      /secret/,
+    );
+    expect(() => loadConfig({ RATE_LIMIT_REDIS_PREFIX: "two words" })).toThrow(
+      "RATE_LIMIT_REDIS_PREFIX: must be 1 to 64 characters, without spaces",
+    );
+  });
+
   it("refuses to settle claims before their platform could have answered", () => {
     expect(() =>
       loadConfig({ PLATFORM_TIMEOUT_MS: "10000", CLAIM_RECONCILE_AFTER_MS: "15000" }),

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, type DestinationStream, type Logger } from "pino";
 import { pinoHttp } from "pino-http";
+import { traceLogMixin } from "../tracing/tracing.js";
 
 /**
  * Paths of secrets that must never reach a log line, whatever logs them: credentials in
@@ -69,9 +70,12 @@ export function redactSecrets(text: string): string {
 }
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
+  // The active span's trace and span ids, only in a process that traces (docs/operators.md).
+  const mixin = traceLogMixin();
   return pino(
     {
       level,
+      ...(mixin && { mixin }),
       base: { service: "loyalty-server" },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
@@ -83,6 +87,14 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   );
 }
 
+/** Query parameters whose values authenticate: never written, whatever they look like. */
+const SECRET_PARAMETERS = new Set(["hash", "token", "access_token"]);
+
+/** A query parameter's value as log lines and trace spans may show it. */
+export function redactedQueryValue(name: string, value: string): string {
+  return SECRET_PARAMETERS.has(name) ? "[redacted]" : redactSecrets(value);
+}
+
 /** The query string without the values that authenticate (hash) or are keys or hashes. */
 function safeQuery(url: string): Record<string, string> {
   // Not `new URL()`: a request target such as `//x:99999/p` is no URL and must still be logged.
@@ -91,8 +103,7 @@ function safeQuery(url: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of query) {
     // Redacted before it is cut: a hash cut short would no longer look like one.
-    out[redactSecrets(name).slice(0, 200)] =
-      name === "hash" ? "[redacted]" : redactSecrets(value).slice(0, 200);
+    out[redactSecrets(name).slice(0, 200)] = redactedQueryValue(name, value).slice(0, 200);
   }
   return out;
 }

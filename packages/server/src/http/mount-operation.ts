@@ -15,6 +15,7 @@ import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
 import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
 import type { StoreRow } from "../modules/stores/stores.repository.js";
+import { requestTimer } from "../metrics/metrics.js";
 import type { Services } from "../runtime.js";
 import { operationBody } from "./body.js";
 import { corsFor, preflightFor } from "./cors.js";
@@ -125,25 +126,31 @@ export function mountOperations(
     byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
   }
 
-  // What every request of an operation needs before anything is read; throws a refusal.
-  const preparations = new Map<OperationDefinition, (req: Request, res: Response) => void>();
+  // What every request of an operation needs before anything is read; throws a refusal, or
+  // returns a promise rejected with it when the limits are counted in Redis.
+  const preparations = new Map<OperationDefinition, Preparation>();
   for (const { operation } of storefrontFirst) {
     const cors = API_OPERATIONS.has(operation) ? corsFor(operation) : undefined;
     const countAddress = services.rateLimits.addressLimit(operation);
+    const time = config.metrics ? requestTimer(operation.method, operation.path) : undefined;
     preparations.set(operation, (req, res) => {
       req.operation = operation;
+      if (time) time(req, res);
       if (cors) cors(req, res);
       resolveRevision(req, res);
-      if (countAddress) countAddress(req, res);
+      if (countAddress) return countAddress(req, res);
     });
   }
 
   for (const route of storefrontFirst) {
     const { operation } = route;
     const path = expressPath(operation.path);
-    const prepare = preparations.get(operation) as (req: Request, res: Response) => void;
+    const prepare = preparations.get(operation) as Preparation;
+    // Nothing awaited unless the limits are counted in Redis: the storefront reads stay
+    // synchronous.
     const prelude: RequestHandler = (req, res, next) => {
-      prepare(req, res);
+      const counting = prepare(req, res);
+      if (counting) return counting.then(() => next());
       next();
     };
     const authenticate = authenticatorFor(operation, services);
@@ -193,17 +200,25 @@ export function mountOperations(
         next(error);
         return;
       }
+      const proceed = () => {
+        if (isStorefrontRead(operation)) next(error);
+        else void logRequest(req, res, () => next(error));
+      };
+      let counting: Promise<void> | void;
       try {
-        preparations.get(operation)?.(req, res);
+        counting = preparations.get(operation)?.(req, res);
       } catch (refusal) {
         next(refusal);
         return;
       }
-      if (isStorefrontRead(operation)) next(error);
-      else void logRequest(req, res, () => next(error));
+      if (counting) void counting.then(proceed, next);
+      else proceed();
     });
   }
 }
+
+/** What a request of an operation needs before anything is read (see mountOperations). */
+type Preparation = (req: Request, res: Response) => void | Promise<void>;
 
 /** A preflight for what no storefront page may call: 204, no CORS header. */
 const emptyPreflight: RequestHandler = (_req, res) => {
@@ -216,12 +231,25 @@ const emptyPreflight: RequestHandler = (_req, res) => {
  * with its access log line. `routers` (tests' probes) are mounted in that same pipeline.
  */
 export function unmatchedRequests(
-  dependencies: Pick<MountDependencies, "logger" | "clock">,
+  dependencies: Pick<MountDependencies, "logger" | "clock" | "config">,
   routers: readonly RequestHandler[] = [],
 ): RequestHandler[] {
   const resolveRevision = revisionResolver(dependencies.clock);
+  // Requests no operation took are timed together, by method: probes and scans show here.
+  const timers = new Map<string, (req: Request, res: Response) => void>();
+  const time = dependencies.config.metrics
+    ? (req: Request, res: Response) => {
+        let timer = timers.get(req.method);
+        if (!timer) {
+          timer = requestTimer(req.method, "unmatched");
+          timers.set(req.method, timer);
+        }
+        timer(req, res);
+      }
+    : undefined;
   return [
     (req, res, next) => {
+      if (time) time(req, res);
       if (req.method === "OPTIONS" && req.get("access-control-request-method")) {
         emptyPreflight(req, res, next);
         return;

@@ -1,8 +1,15 @@
 import type { Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator } from "express-rate-limit";
+import type { Logger } from "pino";
 import { ADMIN_OPERATIONS, normalizeDomain, type OperationDefinition } from "@loyalty/shared-types";
 import type { RateLimits } from "../config.js";
 import { AppError } from "../errors.js";
+import {
+  secondsLeft,
+  SharedCounts,
+  type SharedCounter,
+  type WindowCount,
+} from "./rate-limit.store.js";
 
 /** Limits counted before authentication, from what the request says. */
 type AddressPolicy = "storefront" | "customer" | "admin-login";
@@ -110,7 +117,7 @@ class FixedWindowCounter {
   }
 
   /** Counts a request; how many the key made in its window, and the seconds left in it. */
-  hit(key: string): { used: number; resetSeconds: number } {
+  hit(key: string): WindowCount {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.resetAt <= now) {
@@ -120,17 +127,13 @@ class FixedWindowCounter {
       this.windows.set(key, window);
     }
     window.used += 1;
-    return { used: window.used, resetSeconds: this.secondsLeft(window.resetAt, now) };
+    return { used: window.used, resetSeconds: secondsLeft(window.resetAt, now) };
   }
 
   /** How many requests the key made in its current window, without counting one. */
   peek(key: string): number {
     const window = this.windows.get(key);
     return window && window.resetAt > Date.now() ? window.used : 0;
-  }
-
-  private secondsLeft(resetAt: number, now: number): number {
-    return Math.max(1, Math.ceil((resetAt - now) / 1000));
   }
 
   /**
@@ -172,6 +175,20 @@ export type Authenticator = (
   options: AuthOptions,
 ) => Promise<AuthOutcome>;
 
+/** A policy's limit and where its requests are counted. */
+interface Limited {
+  limit: number;
+  /** This process's count: the only one, or the stand-in while Redis is unavailable. */
+  local: FixedWindowCounter;
+  /** Every process's count, when RATE_LIMIT_REDIS_URL names a Redis. */
+  shared: SharedCounter | undefined;
+}
+
+/** A request counted where its policy counts: in Redis, else (or while it fails) in memory. */
+async function hitShared(local: FixedWindowCounter, shared: SharedCounter, key: string) {
+  return (await shared.hit(key)) ?? local.hit(key);
+}
+
 /**
  * Rate limits per client, by the operation's kind: public storefront reads per address, the
  * customer-hash operations per customer and address, and the back-office sign-in per address,
@@ -180,17 +197,29 @@ export type Authenticator = (
  * authentications per address. Every answer carries the IETF `RateLimit-Policy` and `RateLimit`
  * headers (draft-ietf-httpapi-ratelimit-headers-07); a request over its limit is refused with a
  * `rate-limited` problem (429) and `Retry-After`, in the request's revision format, before
- * anything runs. Counted in each process's memory: with N API processes a client may get up to
- * N times the limit.
+ * anything runs.
+ *
+ * Counted in each process's memory, synchronously (with N API processes a client may get up to
+ * N times the limit), or, with RATE_LIMIT_REDIS_URL, in Redis for every process: there the
+ * count is awaited, and while Redis is unavailable each process counts in its memory again
+ * (rate-limit.store.ts).
  */
 export class RateLimiter {
-  private readonly counters = new Map<Policy, { limit: number; counter: FixedWindowCounter }>();
-  private readonly failures: { limit: number; counter: FixedWindowCounter } | undefined;
+  private readonly counters = new Map<Policy, Limited>();
+  private readonly failures: Limited | undefined;
   private readonly windowSeconds: number;
+  private readonly shared: SharedCounts | undefined;
 
-  constructor(limits: RateLimits) {
+  constructor(limits: RateLimits, logger: Logger) {
     this.windowSeconds = limits.windowSeconds;
     const windowMs = limits.windowSeconds * 1000;
+    const shared = limits.redis && new SharedCounts(limits.redis, logger);
+    this.shared = shared;
+    const limited = (limit: number, policy: string): Limited => ({
+      limit,
+      local: new FixedWindowCounter(windowMs),
+      shared: shared?.counter(policy, windowMs),
+    });
     const configured: Record<Policy, number> = {
       storefront: limits.storefront,
       customer: limits.customer,
@@ -199,20 +228,14 @@ export class RateLimiter {
       "admin-login": limits.adminLogin,
     };
     for (const [policy, limit] of Object.entries(configured) as [Policy, number][]) {
-      if (limit > 0)
-        this.counters.set(policy, { limit, counter: new FixedWindowCounter(windowMs) });
+      if (limit > 0) this.counters.set(policy, limited(limit, policy));
     }
-    if (limits.failedAuth > 0) {
-      this.failures = { limit: limits.failedAuth, counter: new FixedWindowCounter(windowMs) };
-    }
+    if (limits.failedAuth > 0) this.failures = limited(limits.failedAuth, "failed-auth");
   }
 
-  /** Counts a request against a policy's limit; refuses it (429) past the limit. */
-  private count(policy: Policy, key: string, res: Response): void {
-    const limited = this.counters.get(policy);
-    if (!limited) return;
-    const { limit, counter } = limited;
-    const { used, resetSeconds } = counter.hit(key);
+  /** Sets a count's headers; refuses the request (429) past the limit. */
+  private enforce(policy: Policy, limit: number, count: WindowCount, res: Response): void {
+    const { used, resetSeconds } = count;
     res.setHeader("RateLimit-Policy", `${limit};w=${this.windowSeconds}`);
     res.setHeader(
       "RateLimit",
@@ -227,14 +250,32 @@ export class RateLimiter {
   }
 
   /**
+   * Counts a request against a policy's limit; refuses it (429) past the limit. Synchronous
+   * when counted in memory; a promise when counted in Redis.
+   */
+  private count(policy: Policy, key: string, res: Response): void | Promise<void> {
+    const limited = this.counters.get(policy);
+    if (!limited) return;
+    const { limit, local, shared } = limited;
+    if (!shared) {
+      this.enforce(policy, limit, local.hit(key), res);
+      return;
+    }
+    return hitShared(local, shared, key).then((count) => this.enforce(policy, limit, count, res));
+  }
+
+  /**
    * The limit an operation counts per address before anything else runs (storefront reads,
-   * customers, the sign-in), or undefined when it counts its callers once authenticated.
+   * customers, the sign-in), or undefined when it counts its callers once authenticated. What it
+   * returns counts synchronously (and throws the refusal) with the limits in memory, and
+   * returns a promise (rejected with the refusal) with the limits in Redis.
    */
   addressLimit(
     operation: OperationDefinition,
-  ): ((req: Request, res: Response) => void) | undefined {
+  ): ((req: Request, res: Response) => void | Promise<void>) | undefined {
     const policy = addressPolicyOf(operation);
     if (!policy || !this.counters.has(policy)) return undefined;
+    this.shared?.connect();
     const key = ADDRESS_KEYS[policy];
     return (req, res) => this.count(policy, key(req), res);
   }
@@ -248,18 +289,29 @@ export class RateLimiter {
    * limit, whatever the spelling of its header.
    */
   guard(authenticate: Authenticator): RequestHandler {
+    this.shared?.connect();
     return async (req, res, next) => {
       const address = clientAddress(req);
-      const lookups = !this.failures || this.failures.counter.peek(address) < this.failures.limit;
+      const failures = this.failures;
+      let lookups = true;
+      if (failures) {
+        const { limit, local, shared } = failures;
+        const used = shared
+          ? ((await shared.peek(address)) ?? local.peek(address))
+          : local.peek(address);
+        lookups = used < limit;
+      }
       let outcome: AuthOutcome;
       try {
         outcome = await authenticate(req, res, { lookups });
       } catch (error) {
-        if (!this.failures || !(error instanceof AppError) || error.reason !== "unauthorized") {
+        if (!failures || !(error instanceof AppError) || error.reason !== "unauthorized") {
           throw error;
         }
-        const { limit, counter } = this.failures;
-        const { used, resetSeconds } = counter.hit(address);
+        const { limit, local, shared } = failures;
+        const { used, resetSeconds } = shared
+          ? await hitShared(local, shared, address)
+          : local.hit(address);
         if (used <= limit) throw error;
         res.removeHeader("WWW-Authenticate");
         res.setHeader("Retry-After", String(resetSeconds));
@@ -267,15 +319,23 @@ export class RateLimiter {
           cause: error,
         });
       }
-      if (outcome.identity) this.count(outcome.identity.policy, outcome.identity.key, res);
+      if (outcome.identity) {
+        const counting = this.count(outcome.identity.policy, outcome.identity.key, res);
+        if (counting) await counting;
+      }
       next();
     };
   }
 
-  /** Keys held by the counters (tests check that they stay bounded). */
+  /** Keys held by the counters in memory (tests check that they stay bounded). */
   get countedKeys(): number {
-    let total = this.failures?.counter.size ?? 0;
-    for (const { counter } of this.counters.values()) total += counter.size;
+    let total = this.failures?.local.size ?? 0;
+    for (const { local } of this.counters.values()) total += local.size;
     return total;
+  }
+
+  /** Closes the connection to Redis, if any. */
+  async close(): Promise<void> {
+    await this.shared?.close();
   }
 }

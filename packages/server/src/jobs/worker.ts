@@ -10,8 +10,10 @@ import {
   type WorkerEvents,
 } from "graphile-worker";
 import { sessionsFollowNiceness } from "../db/niceness.js";
+import { forgetPool, observeJobs, observePool } from "../metrics/metrics.js";
 import { listenToEveryClient } from "../db/pool.js";
 import type { AppContext } from "../runtime.js";
+import { tracedTasks } from "../tracing/tracing.js";
 import { guardLocalQueue } from "./graphile-worker-internals.js";
 import { workerLogger } from "./queue.js";
 import { cronItems } from "./registry.js";
@@ -73,7 +75,7 @@ export async function startWorkers(
   const { config, pool } = context;
   const logger = context.logger.child({ component: "worker" });
   // A job its task cannot even read is not retried: it would fail the same way each time.
-  const tasks = failingForGood(taskList);
+  const tasks = tracedTasks(failingForGood(taskList));
   const hostname = pidScope();
   /** The running pool; undefined while a failed one is being replaced. */
   let current: RunningPool | undefined;
@@ -96,6 +98,7 @@ export async function startWorkers(
   pgPool.on("error", connectionLost);
   listenToEveryClient(pgPool, connectionLost);
   sessionsFollowNiceness(pgPool, logger);
+  observePool("job-queue", pgPool);
 
   const launch = async (): Promise<void> => {
     const events: WorkerEvents = new EventEmitter();
@@ -110,6 +113,7 @@ export async function startWorkers(
       poolId = workerPool.id;
     });
     events.on("localQueue:init", ({ localQueue }) => guardLocalQueue(localQueue));
+    observeJobs(events);
     events.on("pool:gracefulShutdown", ({ message }) => ended(message));
     const runner: Runner = await run({
       pgPool,
@@ -243,6 +247,7 @@ export async function startWorkers(
         .query(`DELETE FROM worker_heartbeats WHERE pool_id = $1`, [last.poolId])
         .catch(() => {});
     }
+    forgetPool("job-queue");
     await pgPool.end().catch(() => {});
   };
   let stopped: Promise<void> | undefined;

@@ -3,7 +3,9 @@ import { loadConfig } from "../../config.js";
 import { createLogger } from "../../http/logger.js";
 import { taskList } from "../../jobs/tasks.js";
 import { startWorkers } from "../../jobs/worker.js";
+import { serveMetrics } from "../../metrics/metrics.server.js";
 import { listenForStopSignals } from "../../signals.js";
+import { stopTracing } from "../../tracing/tracing.js";
 import type { CliContext } from "../context.js";
 
 /**
@@ -24,6 +26,10 @@ export function workerCommand(program: Command, cli: CliContext): void {
         const logger = createLogger(config.logLevel, deps.stdout);
         const signals = listenForStopSignals();
         const runtime = await deps.openRuntime(config, logger);
+        const metrics =
+          config.metrics && !signals.pending
+            ? await serveMetrics({ ...config.metrics, pool: runtime.context.pool, logger })
+            : undefined;
         const workers = signals.pending
           ? undefined
           : await startWorkers(
@@ -38,7 +44,9 @@ export function workerCommand(program: Command, cli: CliContext): void {
           stopping = true;
           logger.info({ signal }, "stopping workers");
           await workers?.stop();
+          await metrics?.close();
           await runtime.close();
+          await stopTracing();
           process.exit(0);
         });
         if (signals.pending) return;

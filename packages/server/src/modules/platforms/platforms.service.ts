@@ -17,6 +17,7 @@ import { Batcher } from "../../db/batcher.js";
 import type { Queryable } from "../../db/pool.js";
 import type { Logger } from "pino";
 import { AppError } from "../../errors.js";
+import { timedPlatformCall } from "../../metrics/metrics.js";
 import { OutboundError } from "../../net/outbound.js";
 import { refusePrivateHost } from "../../net/private-hosts.js";
 import { parseRequest } from "../../http/validate.js";
@@ -246,7 +247,7 @@ export class PlatformsService {
       maxInFlight: 2,
     });
     this.adapters = {
-      load: async (store) => ({ value: await this.connectTo(store.id), version: "" }),
+      load: async (store) => ({ value: timed(await this.connectTo(store.id)), version: "" }),
     };
   }
 
@@ -406,4 +407,28 @@ export class PlatformsService {
         return new SandboxPlatform(this.pool, storeId, this.sandboxCodes);
     }
   }
+}
+
+/** A failed platform call as the metrics name it: the reason it gave, else `error`. */
+const failureOutcome = (error: unknown): string =>
+  error instanceof PlatformError ? error.reason : "error";
+
+/** The adapter, each call to its platform timed and counted by outcome (metrics). */
+function timed(adapter: PlatformAdapter): PlatformAdapter {
+  const { kind } = adapter;
+  return {
+    kind,
+    createDiscountCode: (request) =>
+      timedPlatformCall(kind, "create-discount-code", failureOutcome, () =>
+        adapter.createDiscountCode(request),
+      ),
+    discountCodeExists: (code) =>
+      timedPlatformCall(kind, "discount-code-exists", failureOutcome, () =>
+        adapter.discountCodeExists(code),
+      ),
+    findCustomerByEmail: (email) =>
+      timedPlatformCall(kind, "find-customer", failureOutcome, () =>
+        adapter.findCustomerByEmail(email),
+      ),
+  };
 }

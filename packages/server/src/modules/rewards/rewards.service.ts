@@ -5,6 +5,7 @@ import {
   type Voucher,
   type RewardListResponse,
 } from "@loyalty/shared-types";
+import { countClaim } from "../../metrics/metrics.js";
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import type { Logger } from "pino";
@@ -128,6 +129,7 @@ export class RewardsService {
   ): Promise<ClaimOutcome> {
     const reserved = await this.reserve(store, externalId, rewardId);
     if ("refusal" in reserved) return reserved;
+    countClaim("reserved", "request");
     const context = { storeId: store.id, claimId: reserved.claimId, rewardId };
     try {
       const platform = await this.platforms.adapterFor(store);
@@ -142,11 +144,15 @@ export class RewardsService {
     } catch (error) {
       // The points go back; should this fail too, the reconciliation job gives them back.
       const reason = error instanceof PlatformError ? error.reason : "internal-server-error";
-      await this.release(reserved.claimId, reason).catch((releaseError: unknown) =>
-        this.logger.error(
-          { ...context, err: releaseError },
-          "claim not released: the reconciliation job will settle it",
-        ),
+      await this.release(reserved.claimId, reason).then(
+        (released) => {
+          if (released) countClaim("released", "request");
+        },
+        (releaseError: unknown) =>
+          this.logger.error(
+            { ...context, err: releaseError },
+            "claim not released: the reconciliation job will settle it",
+          ),
       );
       if (error instanceof PlatformError) throw platformFailure(error, this.logger, context);
       throw error;
@@ -155,6 +161,7 @@ export class RewardsService {
     // Only a reconciliation could have settled it first, and it waits far longer than any
     // request lives: should it happen all the same, the log says which claim to look at.
     if (balance === undefined) throw new Error(`claim ${reserved.claimId} was settled meanwhile`);
+    countClaim("confirmed", "request");
     return {
       claim: {
         code: reserved.code,
@@ -205,6 +212,8 @@ export class RewardsService {
         outcome.released += 1;
       }
     }
+    if (outcome.confirmed > 0) countClaim("confirmed", "reconciler", outcome.confirmed);
+    if (outcome.released > 0) countClaim("released", "reconciler", outcome.released);
     if (outcome.confirmed + outcome.released > 0) {
       this.logger.warn(outcome, "settled claims interrupted between reservation and confirmation");
     }

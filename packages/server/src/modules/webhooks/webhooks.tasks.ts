@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { defineTask } from "../../jobs/task.js";
+import { countWebhookDelivery, type WebhookOutcome } from "../../metrics/metrics.js";
 import type { Services } from "../../runtime.js";
+import type { DeliveryOutcome } from "./webhooks.service.js";
+
+/** An attempt's outcome as the metrics name it: a failed attempt, a delivery given up. */
+const METRIC_OUTCOME: Record<DeliveryOutcome, WebhookOutcome> = {
+  delivered: "delivered",
+  "retry-scheduled": "failed",
+  failed: "given_up",
+  skipped: "skipped",
+};
 
 export const webhooksTaskDefinitions = {
   /**
@@ -13,7 +23,7 @@ export const webhooksTaskDefinitions = {
     handler:
       ({ webhooks }: Pick<Services, "webhooks">) =>
       async ({ deliveryId }) => {
-        await webhooks.deliver(deliveryId);
+        countWebhookDelivery(METRIC_OUTCOME[await webhooks.deliver(deliveryId)]);
       },
   }),
 };
