@@ -14,6 +14,7 @@ import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
 import { openRuntime } from "../src/runtime.js";
+import { orderBody } from "./scenarios.js";
 import { benchDatabase, percentile, SERVER_READY, serverEnv, start } from "./support.js";
 
 /**
@@ -67,17 +68,6 @@ const REVISION = "2026-08-26";
  */
 const POINTS_PER_ORDER = 89;
 const CALCULATE_PRICE = 19.99;
-
-const orderBody = (id: number, customer: number) =>
-  JSON.stringify({
-    externalId: id,
-    customer: { externalId: customer },
-    currency: "EUR",
-    lines: [
-      { lineId: 1, productId: 100, categoryIds: [10], quantity: 1, unitPrice: 25 },
-      { lineId: 2, productId: 200, categoryIds: [10], quantity: 2, unitPrice: 12.5 },
-    ],
-  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,0 +1,131 @@
+import { writeFileSync } from "node:fs";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  accessesText,
+  captureStatements,
+  explainStatement,
+  runHotPaths,
+  startJobs,
+  startLocalEndpoints,
+  storeKeyedSchema,
+  type ExplainedStatement,
+} from "../bench/hot-queries.js";
+import { startTestApp, type TestApp } from "./support/app.js";
+import { addReward, addRule, hashFor, storeWithKey } from "./support/fixtures.js";
+
+/**
+ * Every statement the hot paths send (registration and its crediting, refunds, claims, the
+ * customer's history and codes, the storefront's cache loads, Idempotency-Key, webhooks),
+ * captured as PostgreSQL receives it and judged by its plan: each table of a store's data it
+ * touches must be narrowed to one store (by store_id, a join on it, or a key of a row found by
+ * store), so that no request reads another store's rows, and a database sharded by store can
+ * route it (docs/operators.md, Scaling).
+ */
+
+const PATHS = [
+  "storefront reads (cache loads)",
+  "registration (Idempotency-Key)",
+  "order crediting (process-order), webhooks",
+  "refund (process-refund)",
+  "claim (reserve, confirm)",
+  "claim the platform fails (release)",
+  "customer history",
+  "reward codes",
+];
+
+let app: TestApp;
+let db: pg.Client;
+let explained: ExplainedStatement[];
+
+beforeAll(async () => {
+  app = await startTestApp({ env: { ALLOW_PRIVATE_URLS: "true" } });
+  const { pool } = app.context;
+  // A neighbour with the same programme: a statement blind to the store would reach its rows.
+  const stores = [];
+  for (const domain of ["https://neighbour-hot.example", "https://hot.example"]) {
+    const created = await storeWithKey(app, domain);
+    await addRule(pool, created.store.id, { kind: "default", rate: 1 });
+    const reward = await addReward(pool, created.store.id, {
+      triggerValue: 100,
+      kind: "free_shipping",
+    });
+    stores.push({ ...created, rewardId: reward.rewardId });
+  }
+  const shop = stores[1] as (typeof stores)[number];
+  db = new pg.Client({ connectionString: app.database.url });
+  await db.connect();
+  const endpoints = await startLocalEndpoints();
+  const jobs = await startJobs(app.database.url, app.context.services);
+  const capture = captureStatements();
+  capture.exclude(db);
+  try {
+    await runHotPaths(
+      {
+        baseUrl: app.baseUrl,
+        services: app.context.services,
+        store: {
+          id: shop.store.id,
+          domain: shop.store.domain,
+          authorization: shop.authorization,
+          hash: (externalId) => hashFor(shop.store.reference, shop.key, externalId),
+        },
+        rewardId: shop.rewardId,
+        newCustomer: 42,
+        orderNumber: 1001,
+        db,
+      },
+      capture,
+      endpoints,
+    );
+  } finally {
+    capture.stop();
+    await jobs.stop();
+    await endpoints.close();
+  }
+  const schema = await storeKeyedSchema(db);
+  explained = [];
+  for (const statement of capture.statements.values()) {
+    explained.push(await explainStatement(db, statement, schema));
+  }
+  // HOT_QUERIES_REPORT=<file>: every statement with the scope of each table it touches.
+  const file = process.env["HOT_QUERIES_REPORT"];
+  if (file) writeFileSync(file, `${report(explained.filter((e) => e.accesses.length > 0))}\n`);
+}, 60_000);
+
+afterAll(async () => {
+  await db?.end();
+  await app?.close();
+});
+
+function report(statements: ExplainedStatement[]): string {
+  return statements
+    .map((entry) =>
+      [
+        `[${[...entry.statement.paths].join(", ")}] ${entry.oneShard ? "one shard" : "every shard"}`,
+        entry.statement.text.trim(),
+        ...(entry.error ? [`EXPLAIN failed: ${entry.error}`] : accessesText(entry.accesses)),
+      ].join("\n"),
+    )
+    .join("\n\n");
+}
+
+describe("the hot paths' statements", () => {
+  it("are captured for every path", () => {
+    const touching = explained.filter((entry) => entry.accesses.length > 0);
+    for (const path of PATHS) {
+      expect(
+        touching.some((entry) => entry.statement.paths.has(path)),
+        `no statement of a store's data captured for ${path}`,
+      ).toBe(true);
+    }
+  });
+
+  it("can all be planned", () => {
+    expect(report(explained.filter((entry) => entry.error !== undefined))).toBe("");
+  });
+
+  it("narrow every table of a store's data to one store", () => {
+    expect(report(explained.filter((entry) => entry.unscoped))).toBe("");
+  });
+});
