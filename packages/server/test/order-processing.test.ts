@@ -221,3 +221,38 @@ it("keeps an order that always fails out of other orders' batches, and credits t
     entries: 2,
   });
 });
+
+it("answers the jobs of orders its own batch credited without asking the database", async () => {
+  const s = await storeWithKey(app, "https://batched.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  for (let id = 1; id <= 5; id++) {
+    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
+  }
+  const { rows } = await app.context.pool.query<{ id: number }>(
+    `SELECT id FROM orders WHERE store_id = $1 ORDER BY id`,
+    [s.store.id],
+  );
+  const [first, ...others] = rows.map((row) => row.id);
+  const { orders } = app.context.services;
+  // The first order's job takes every pending order of the store into its batch.
+  expect(await orders.processOrder(first as number)).toBe(5);
+
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  const sent: unknown[] = [];
+  prototype.query = function (this: object, ...args: unknown[]) {
+    sent.push(args[0]);
+    return original.apply(this, args);
+  };
+  try {
+    for (const id of others) expect(await orders.processOrder(id)).toBe(0);
+  } finally {
+    prototype.query = original;
+  }
+  expect(sent).toEqual([]);
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 250,
+    ledger: 250,
+    entries: 5,
+  });
+});

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool, withTransaction } from "../src/db/pool.js";
+import type { Client } from "pg";
+import { createPool, MAX_NAMED_STATEMENTS, withTransaction } from "../src/db/pool.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
 
 /** Blocks the event loop, so that what the database sends meanwhile is read in one go. */
@@ -43,6 +44,87 @@ describe("a connection the database ends as the pool hands it over", () => {
         client.query<{ n: number }>("SELECT 2 AS n"),
       );
       expect(rows).toEqual([{ n: 2 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe("statements with parameters", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  const prepared = async (client: { query: typeof Client.prototype.query }) =>
+    (
+      await client.query<{ statement: string }>(
+        "SELECT statement FROM pg_prepared_statements ORDER BY prepare_time",
+      )
+    ).rows.map((row) => row.statement);
+
+  // Parsing and planning the API's short statements was most of PostgreSQL's work per request.
+  it("are prepared once per connection and reused", async () => {
+    const pool = createPool(database.url, 1);
+    try {
+      const text = "SELECT $1::int + 1 AS n";
+      for (let i = 0; i < 3; i++) {
+        expect((await pool.query<{ n: number }>(text, [i])).rows).toEqual([{ n: i + 1 }]);
+      }
+      await withTransaction(pool, async (client) => {
+        expect((await client.query<{ n: number }>(text, [41])).rows).toEqual([{ n: 42 }]);
+        // Once, whoever sent it; the unparameterised BEGIN and this look-up are not kept.
+        expect(await prepared(client)).toEqual([text]);
+      });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  // A migration run by a newer process while this one serves: the statement read `*` of the
+  // table, whose columns changed.
+  it("answer with the new columns after a migration changed them", async () => {
+    const pool = createPool(database.url, 1);
+    try {
+      await pool.query("CREATE TABLE migrated (id int PRIMARY KEY)");
+      await pool.query("INSERT INTO migrated VALUES (1)");
+      const text = "SELECT * FROM migrated WHERE id = $1";
+      expect((await pool.query(text, [1])).rows).toEqual([{ id: 1 }]);
+      await pool.query("ALTER TABLE migrated ADD COLUMN label text DEFAULT 'added'");
+      expect((await pool.query(text, [1])).rows).toEqual([{ id: 1, label: "added" }]);
+      // Inside a transaction the statement fails once, as a conflict would, and then works.
+      await pool.query("ALTER TABLE migrated ADD COLUMN more int DEFAULT 2");
+      await expect(withTransaction(pool, (client) => client.query(text, [1]))).rejects.toThrow(
+        /cached plan must not change result type/,
+      );
+      const { rows } = await withTransaction(pool, (client) => client.query(text, [1]));
+      expect(rows).toEqual([{ id: 1, label: "added", more: 2 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("are named up to a bound, then sent unnamed", async () => {
+    const pool = createPool(database.url, 1);
+    try {
+      for (let i = 0; i < MAX_NAMED_STATEMENTS + 20; i++) {
+        await pool.query(`SELECT $1::int AS "n${i}"`, [i]);
+      }
+      const client = await pool.connect();
+      try {
+        const count = await client.query<{ count: number }>(
+          "SELECT count(*)::int AS count FROM pg_prepared_statements",
+        );
+        expect(count.rows[0]?.count).toBeLessThanOrEqual(MAX_NAMED_STATEMENTS);
+        expect(
+          (await client.query(`SELECT $1::int AS "n${MAX_NAMED_STATEMENTS + 30}"`, [7])).rows,
+        ).toEqual([{ [`n${MAX_NAMED_STATEMENTS + 30}`]: 7 }]);
+      } finally {
+        client.release();
+      }
     } finally {
       await pool.end();
     }

@@ -6,8 +6,90 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 // BIGINT identifiers and counts stay within JavaScript's safe integers in this service.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/**
+ * How many distinct statements a process prepares by name. The code's statements are a few
+ * hundred fixed texts; past this, a statement runs unnamed (parsed and planned each time), so
+ * that text built at run time could never fill each connection with prepared statements.
+ */
+export const MAX_NAMED_STATEMENTS = 1000;
+
+/** Each statement's name, the same on every connection of the process. */
+const statementNames = new Map<string, string>();
+let namedSoFar = 0;
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_NAMED_STATEMENTS) return undefined;
+    name = `loyalty_${++namedSoFar}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * What PostgreSQL answers when a prepared statement's result columns changed under it: a
+ * migration added a column to a table it reads with `*`, while this process was running.
+ */
+function staleResultType(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: string }).code === "0A000" &&
+    error.message.includes("cached plan must not change result type")
+  );
+}
+
+/**
+ * A client that prepares every statement sent with parameters under a name, once per
+ * connection: PostgreSQL then neither parses it again nor, once a generic plan is as good as
+ * the plans made for each call (its own choice, after five), plans it again. Parsing and
+ * planning were most of the database's work for the API's short statements: a history read
+ * cost 1.2 ms of PostgreSQL's CPU unnamed, 0.5 ms named (BENCHMARKS.md). Statements without
+ * parameters (BEGIN, SET LOCAL, a migration's script) go as they are.
+ *
+ * The names hold per connection, so a pooler in front of PostgreSQL must be in session mode,
+ * which LISTEN needs anyway (docs/operators.md). A statement whose result columns a migration
+ * changed fails once: outside a transaction it runs again at once under a new name, inside one
+ * the transaction fails as a conflict would, and every connection prepares it anew.
+ */
+class PreparingClient extends pg.Client {
+  // @ts-expect-error -- one signature for pg's overloads: a call is handed on unchanged
+  // unless it is (text, values[, callback]), as repositories and pg-pool's query send it.
+  override query(config: unknown, values?: unknown, callback?: unknown): unknown {
+    const name = typeof config === "string" && Array.isArray(values) && statementName(config);
+    if (!name) {
+      // @ts-expect-error -- as given
+      return super.query(config, values, callback);
+    }
+    const text = config;
+    const run = (statement: string, done?: Done) =>
+      // @ts-expect-error -- pg's config form, with or without a callback
+      super.query({ name: statement, text, values }, done);
+    /** Whether to run it again under its new name. */
+    const again = (error: unknown) => {
+      if (!staleResultType(error)) return false;
+      if (statementNames.get(text) === name) statementNames.set(text, `loyalty_${++namedSoFar}`);
+      return this.getTransactionStatus() === "I";
+    };
+    const renamed = () => statementNames.get(text) as string;
+    if (typeof callback === "function") {
+      return run(name, (error, result) => {
+        if (error && again(error)) void run(renamed(), callback as Done);
+        else (callback as Done)(error, result);
+      });
+    }
+    return (run(name) as Promise<pg.QueryResult>).catch((error: unknown) => {
+      if (!again(error)) throw error;
+      return run(renamed());
+    });
+  }
+}
+
+type Done = (error: Error, result: pg.QueryResult) => void;
+
 export function createPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({
+    Client: PreparingClient as unknown as typeof pg.Client,
     connectionString: url,
     max,
     // A database that does not answer must fail requests quickly, not hang them.
