@@ -1,12 +1,17 @@
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import getPort from "get-port";
+import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
 import { openRuntime } from "../src/runtime.js";
 import { benchGrowth, growthSection, keptGrowthSection } from "./growth.js";
+import { keptSoakSection } from "./soak.js";
+import { HAPROXY, keptClusterSection, runCluster } from "./cluster.js";
 import {
   benchOverview,
   OVERVIEW_P95_TARGET_MS,
@@ -66,7 +71,8 @@ import {
  * scenarios themselves are bench/scenarios.ts's. Writes BENCHMARKS.md at the repository root;
  * exits 1 when the overview or a job misses its target. The section on a growing store
  * (bench/growth.ts, `pnpm bench:growth`) takes longer than all the rest: it is kept as that
- * command last wrote it, unless BENCH_GROWTH=1 runs it here too.
+ * command last wrote it, unless BENCH_GROWTH=1 runs it here too; so is the soak's (bench/soak.ts,
+ * `pnpm bench:soak`: ten minutes, on demand).
  *
  * Uses DATABASE_URL's server when set (a fresh database is created on it), else an embedded
  * PostgreSQL in a temporary directory.
@@ -139,9 +145,12 @@ async function main() {
     { NODE_ENV: "production", PORT: "0" },
     /listening (\d+)/,
   );
+  // Measured as an operator who watches it runs it: with its metrics served (issue 22: cheap
+  // enough that the ratios hold), and scraped at the end as Prometheus would.
+  const metricsPort = await getPort();
   const { child: server, port } = await start(
     ["src/main.ts"],
-    serverEnv("in-process"),
+    { ...serverEnv("in-process"), METRICS_PORT: String(metricsPort) },
     SERVER_READY,
   );
   const target: Target = { base: `http://127.0.0.1:${port}`, store };
@@ -210,6 +219,7 @@ async function main() {
     );
 
     const e2e = await measurePointsVisible(target, pool, orders);
+    const metrics = await scrape(metricsPort);
     await stop(server);
 
     // Registration on an API process that leaves processing to separate workers
@@ -231,12 +241,12 @@ async function main() {
     );
     await stop(apiOnly);
     const pending = await pendingOrders(pool);
-    const began = Date.now();
     const { child: worker } = await start(
       ["src/cli.ts", "worker"],
       serverEnv("off"),
       /workers running/,
     );
+    const began = Date.now();
     await drain(pool, 600_000);
     const seconds = (Date.now() - began) / 1000;
     await stop(worker);
@@ -244,12 +254,15 @@ async function main() {
     process.stdout.write(
       `sustained processing: ${pending} orders in ${seconds.toFixed(1)} s = ${throughput.toFixed(0)} orders/s\n`,
     );
+    const noop = await noopJobs(pool, serverEnv("off"), pending);
 
     // Last, on a store of its own in the same database: it adds a million ledger entries.
     const overview = await benchOverview(databaseUrl, MASTER_KEY);
     // Then the programme's batch jobs on a store of a million customers.
     const jobs = await benchProgrammeJobs(databaseUrl, MASTER_KEY, database.embedded);
     // The growing store, on databases of its own, when asked for.
+    // Two API and two worker processes behind HAProxy, unless BENCH_CLUSTER=0 (or no HAProxy).
+    const cluster = await clusterSection();
     const growth =
       process.env["BENCH_GROWTH"] === "1"
         ? growthSection(await benchGrowth(MASTER_KEY))
@@ -258,16 +271,23 @@ async function main() {
     await writeReport({
       results,
       e2e,
-      throughput: { orders: pending, seconds, perSecond: throughput },
+      throughput: { orders: pending, seconds, perSecond: throughput, noop },
       memory: { idle, peak: peak.rss },
       claims,
       idempotencyRatio,
       overview,
       jobs,
       growth,
+      metrics,
+      cluster: cluster.section,
+      soak: await keptSoakSection(),
       postgres: database.serverVersion,
       embedded: database.embedded,
     });
+    for (const failure of cluster.failures) {
+      process.stdout.write(`beyond one process: ${failure}\n`);
+      process.exitCode = 1;
+    }
     if (jobs.overTarget || !jobs.ledgerChecked) {
       process.stdout.write(`a programme job over its ${JOBS_TARGET_MS / 1000} s target\n`);
       process.exitCode = 1;
@@ -286,6 +306,81 @@ async function main() {
     await runtime.close();
     await database.drop();
   }
+}
+
+/**
+ * The multi-process scenario (bench/cluster.ts), unless BENCH_CLUSTER=0 or HAProxy is not
+ * installed: then its section as `pnpm bench:cluster` last wrote it.
+ */
+async function clusterSection(): Promise<{ section: string; failures: string[] }> {
+  if (process.env["BENCH_CLUSTER"] === "0" || !existsSync(HAPROXY)) {
+    if (process.env["BENCH_CLUSTER"] !== "0") {
+      process.stdout.write(
+        `no ${HAPROXY} (apt-get install haproxy): the multi-process section kept\n`,
+      );
+    }
+    return { section: await keptClusterSection(), failures: [] };
+  }
+  return runCluster();
+}
+
+interface ScrapedSeries {
+  name: string;
+  value: number;
+}
+
+/** Counters worth reading in a run's scrape: what was answered, run and claimed. */
+const SCRAPED =
+  /^(loyalty_http_request_duration_seconds_count|loyalty_jobs_total|loyalty_claims_total|loyalty_webhook_deliveries_total)(\{.*\})? (\S+)$/;
+
+/** Scrapes the server's metrics as Prometheus does, and keeps the counters that count. */
+async function scrape(port: number): Promise<ScrapedSeries[]> {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
+  const series: ScrapedSeries[] = [];
+  for (const line of (await response.text()).split("\n")) {
+    const match = SCRAPED.exec(line);
+    if (match && Number(match[3]) > 0) {
+      series.push({ name: `${match[1]}${match[2] ?? ""}`, value: Number(match[3]) });
+    }
+  }
+  process.stdout.write(`metrics: ${series.length} counters scraped\n`);
+  return series;
+}
+
+/** The task graphile-worker runs for nothing in bench/noop-worker.ts. */
+const NOOP_TASK = "bench_noop";
+
+interface NoopFigures {
+  jobs: number;
+  seconds: number;
+  perSecond: number;
+}
+
+/**
+ * The yardstick of sustained processing: as many jobs as there were orders, of a task that does
+ * nothing, drained by graphile-worker alone with the worker's settings (bench/noop-worker.ts),
+ * timed as the orders are: from the process's start banner to an empty queue.
+ */
+async function noopJobs(pool: pg.Pool, env: NodeJS.ProcessEnv, jobs: number): Promise<NoopFigures> {
+  await pool.query(
+    `SELECT graphile_worker.add_job($1, json_build_object('n', n)) FROM generate_series(1, $2) AS n`,
+    [NOOP_TASK, jobs],
+  );
+  const { child } = await start(
+    ["bench/noop-worker.ts"],
+    { ...env, BENCH_NOOP_TASK: NOOP_TASK },
+    /no-op workers running/,
+  );
+  const began = Date.now();
+  await drain(pool, 600_000);
+  const seconds = (Date.now() - began) / 1000;
+  await stop(child);
+  const perSecond = jobs / seconds;
+  process.stdout.write(
+    `no-op jobs: ${jobs} in ${seconds.toFixed(1)} s = ${perSecond.toFixed(0)} jobs/s\n`,
+  );
+  return { jobs, seconds, perSecond };
 }
 
 /** What each change to the storefront reads bought, kept as the report is written anew. */
@@ -320,7 +415,8 @@ as \`ip-address\`; the benchmark's server listens on 127.0.0.1, where it never s
 async function writeReport(report: {
   results: Measure[];
   e2e: PointsVisibleFigures;
-  throughput: { orders: number; seconds: number; perSecond: number };
+  /** Orders drained by one worker process, and no-op jobs by graphile-worker alone. */
+  throughput: { orders: number; seconds: number; perSecond: number; noop: NoopFigures };
   memory: { idle: number; peak: number };
   claims: ClaimFigures;
   /** Registration throughput with an Idempotency-Key, over without. */
@@ -329,6 +425,12 @@ async function writeReport(report: {
   jobs: JobsFigures;
   /** The section on a growing store (bench/growth.ts): measured now, or as last written. */
   growth: string;
+  /** The series of the server's /metrics at the end of its scenarios. */
+  metrics: ScrapedSeries[];
+  /** The multi-process section (bench/cluster.ts): measured now, or as last written. */
+  cluster: string;
+  /** The soak's section (bench/soak.ts, `pnpm bench:soak`), as last written. */
+  soak: string;
   postgres: string;
   embedded: boolean;
 }) {
@@ -376,14 +478,30 @@ the round with the median p95: ${report.claims.requests} claims, ${report.claims
 |---|---|
 | registration → points visible, 200 orders/s for ${DURATION} s (${report.e2e.orders} orders) | p50 ${report.e2e.p50.toFixed(1)} ms, p95 ${report.e2e.p95.toFixed(1)} ms, p99 ${report.e2e.p99.toFixed(1)} ms |
 | sustained processing, one worker process, backlog of ${report.throughput.orders} orders | ${report.throughput.perSecond.toFixed(0)} orders/s (${report.throughput.seconds.toFixed(1)} s) |
+| the same number of no-op jobs, graphile-worker with the worker's settings (bench/noop-worker.ts) | ${report.throughput.noop.perSecond.toFixed(0)} jobs/s (${report.throughput.noop.seconds.toFixed(1)} s) |
+| orders over no-op jobs | **${(report.throughput.perSecond / report.throughput.noop.perSecond).toFixed(2)}x** (target: at least 0.8x) |
 
 ## Memory
 
 Server RSS: ${report.memory.idle.toFixed(0)} MiB after warm-up, ${report.memory.peak.toFixed(0)} MiB at peak under load.
 
+## Metrics scraped at the end of the run
+
+The server above ran with \`METRICS_PORT\` set, as an operator who watches it runs it: every
+ratio above was measured with its metrics on. What \`GET /metrics\` on that port answered after its
+last scenario, the series that count (requests by operation and status, jobs by task and
+outcome, claims by step, webhook deliveries):
+
+| series | value |
+|---|---|
+${report.metrics.map((series) => `| \`${series.name}\` | ${series.value} |`).join("\n")}
+
 ${READS_HISTORY}
 ${overviewSection(report.overview)}
-${jobsSection(report.jobs)}${report.growth ? `\n${report.growth}` : ""}`;
+${jobsSection(report.jobs)}${[report.cluster, report.growth, report.soak]
+    .filter(Boolean)
+    .map((section) => `\n${section}`)
+    .join("")}`;
   await writeFile(path.join(ROOT, "BENCHMARKS.md"), text);
   process.stdout.write(`\nWrote BENCHMARKS.md\n`);
 }

@@ -296,43 +296,45 @@ export interface ClaimFigures extends LatencyResult {
 }
 
 /**
- * Claims on the sandbox platform, 20 at a time, each by the next of the claiming customers in
- * turn (their hashes computed beforehand: the load generator shares the machine). Latency is
- * absolute, so it moves with the machine's load more than ratios do: `rounds` rounds, and the
- * one with the median p95 is kept.
+ * Claims of the free-shipping reward, each by the next of the claiming customers in turn (their
+ * hashes computed beforehand: the load generator shares the machine).
  */
-export async function measureClaims(
-  { base, store }: Target,
-  rounds: number,
-  label = "",
-): Promise<ClaimFigures> {
+export function claimRequests({ base, store }: Target): autocannon.Options {
   const claimPaths = Array.from({ length: CLAIMING_CUSTOMERS }, (_, index) => {
     const externalId = FIRST_CLAIMER + index;
     return `/reward/claim/${externalId}?${storefrontQuery(store)}&hash=${store.hash(externalId)}`;
   });
   let claimer = 0;
+  return {
+    url: base,
+    requests: [
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", revision: "2026-08-26" },
+        body: JSON.stringify({ rewardId: store.claimRewardId }),
+        setupRequest: (request: autocannon.Request) => ({
+          ...request,
+          path: claimPaths[claimer++ % CLAIMING_CUSTOMERS],
+        }),
+      },
+    ],
+  };
+}
+
+/**
+ * Claims on the sandbox platform, 20 at a time (claimRequests). Latency is absolute, so it
+ * moves with the machine's load more than ratios do: `rounds` rounds, and the one with the
+ * median p95 is kept.
+ */
+export async function measureClaims(
+  target: Target,
+  rounds: number,
+  label = "",
+): Promise<ClaimFigures> {
+  const requests = claimRequests(target);
   const claimRounds: LatencyResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    claimRounds.push(
-      await measureLatencies(
-        {
-          url: base,
-          connections: CLAIM_CONNECTIONS,
-          requests: [
-            {
-              method: "POST",
-              headers: { "content-type": "application/json", revision: "2026-08-26" },
-              body: JSON.stringify({ rewardId: store.claimRewardId }),
-              setupRequest: (request: autocannon.Request) => ({
-                ...request,
-                path: claimPaths[claimer++ % CLAIMING_CUSTOMERS],
-              }),
-            },
-          ],
-        },
-        201,
-      ),
-    );
+    claimRounds.push(await measureLatencies({ ...requests, connections: CLAIM_CONNECTIONS }, 201));
   }
   claimRounds.sort((a, b) => a.p95 - b.p95);
   const claims = {
@@ -560,4 +562,46 @@ export async function drain(pool: pg.Pool, timeoutMs = 120_000): Promise<void> {
     if (Date.now() > deadline) throw new Error("orders still pending");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * What a store's orders must show once the queue is drained, whatever else the run did: each
+ * figure 0. Jobs run at least once and clients retry; this is each order still processed and
+ * credited exactly once, every balance the sum of its ledger, and no job failed.
+ */
+export async function creditChecks(
+  pool: pg.Pool,
+  storeId: number,
+): Promise<Record<string, number>> {
+  const { rows } = await pool.query<Record<string, string>>(
+    `SELECT
+       (SELECT count(*) FROM orders WHERE store_id = $1 AND status <> 'processed')
+         AS "orders not processed",
+       (SELECT count(*) FROM (
+          SELECT o.id FROM orders o
+          LEFT JOIN ledger_transactions l ON l.order_id = o.id AND l.kind = 'earn'
+          WHERE o.store_id = $1 GROUP BY o.id HAVING count(l.id) <> 1) AS x)
+         AS "orders without exactly one credit",
+       (SELECT count(*) FROM customers c WHERE c.store_id = $1 AND c.balance <>
+          (SELECT coalesce(sum(points), 0) FROM ledger_transactions l WHERE l.customer_id = c.id))
+         AS "customers whose balance is not their ledger's sum",
+       (SELECT count(*) FROM orders o
+        LEFT JOIN (
+          SELECT payload->'order'->>'externalId' AS external_id,
+                 count(*) FILTER (WHERE type = 'ORDER_REGISTERED') AS registered,
+                 count(*) FILTER (WHERE type = 'POINTS_EARNED') AS earned
+          FROM outbox_events WHERE store_id = $1 GROUP BY 1) e USING (external_id)
+        WHERE o.store_id = $1 AND (e.registered IS DISTINCT FROM 1 OR e.earned IS DISTINCT FROM 1))
+         AS "orders without one ORDER_REGISTERED and one POINTS_EARNED",
+       (SELECT count(*) FROM idempotency_keys WHERE scope = 'store ' || $1 AND state <> 'done')
+         AS "Idempotency-Keys not done",
+       (SELECT coalesce(sum(processing_failures), 0) FROM orders WHERE store_id = $1)
+         AS "processing failures recorded",
+       (SELECT count(*) FROM graphile_worker.jobs WHERE last_error IS NOT NULL)
+         AS "failed jobs left"`,
+    [storeId],
+  );
+  return Object.fromEntries(
+    Object.entries(rows[0] ?? {}).map(([name, value]) => [name, Number(value)]),
+  );
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +15,46 @@ export const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 export const ROOT = path.resolve(PACKAGE_DIR, "../..");
 const NODE_ARGS = ["--conditions=@loyalty/source", "--import", "tsx"];
 
+/**
+ * Whether the server's processes run from their sources through tsx (`BENCH_SOURCE=1`), or, by
+ * default, from the build, as operators run them: tsx's loader thread and its source maps cost
+ * a server about 90 MiB of memory (243 MiB against 151 MiB after warm-up, 2026-11-27).
+ */
+const FROM_SOURCE = process.env["BENCH_SOURCE"] === "1";
+
+/** The newest modification time of the files under a directory, in milliseconds. */
+function newest(directory: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const file = path.join(directory, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(file) : statSync(file).mtimeMs);
+  }
+  return latest;
+}
+
+let checkedBuild = false;
+
+/**
+ * A process's command line: `src/<name>.ts` is the build's `dist/<name>.js`, unless the run is
+ * from the sources. A build older than the sources would measure other code: refused.
+ */
+function entryArguments(args: string[]): string[] {
+  const [entry, ...rest] = args;
+  const match = entry === undefined ? null : /^src\/(.+)\.ts$/.exec(entry);
+  if (FROM_SOURCE || !match) return [...NODE_ARGS, ...args];
+  const built = path.join(PACKAGE_DIR, "dist", `${match[1]}.js`);
+  if (!checkedBuild) {
+    const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
+    if (builtAt < newest(path.join(PACKAGE_DIR, "src"))) {
+      throw new Error(
+        `${path.relative(ROOT, built)} is missing or older than the sources: run \`pnpm build\` (or \`pnpm --filter @loyalty/server... build\`) first, or BENCH_SOURCE=1 to run the sources through tsx`,
+      );
+    }
+    checkedBuild = true;
+  }
+  return [built, ...rest];
+}
+
 /** Starts a process and resolves with it and the first match of `ready` in its output. */
 export function start(
   args: string[],
@@ -26,7 +67,7 @@ export function start(
     const profile = env["CPU_PROFILE_DIR"]
       ? ["--cpu-prof", `--cpu-prof-dir=${env["CPU_PROFILE_DIR"]}`]
       : [];
-    const command = [process.execPath, ...profile, ...NODE_ARGS, ...args];
+    const command = [process.execPath, ...profile, ...entryArguments(args)];
     // On the given CPUs from its first instruction (`taskset` executes node in its place), so
     // that every thread it starts is there too.
     if (options.cpus !== undefined) command.unshift("taskset", "-c", options.cpus);
@@ -139,4 +180,28 @@ export async function benchDatabase(): Promise<BenchDatabase> {
       await embedded?.stop();
     },
   };
+}
+
+/**
+ * A section of BENCHMARKS.md (from its `## ` heading to the next) as the file has it now, ""
+ * when it has none: the commands that take long write their own section, and `pnpm bench`
+ * keeps it when it writes the file anew.
+ */
+export async function keptSection(heading: string): Promise<string> {
+  const text = await readFile(path.join(ROOT, "BENCHMARKS.md"), "utf8").catch(() => "");
+  const start = text.indexOf(`\n${heading}\n`);
+  if (start < 0) return "";
+  const end = text.indexOf("\n## ", start + 1);
+  return text.slice(start + 1, end < 0 ? undefined : end + 1);
+}
+
+/** Puts a section in BENCHMARKS.md in place of its last version (else at the end). */
+export async function writeSection(heading: string, section: string): Promise<void> {
+  const file = path.join(ROOT, "BENCHMARKS.md");
+  const text = await readFile(file, "utf8");
+  const kept = await keptSection(heading);
+  const updated = kept
+    ? text.replace(kept, `${section}${kept.endsWith("\n\n") ? "\n" : ""}`)
+    : `${text}${text.endsWith("\n") ? "" : "\n"}\n${section}`;
+  await writeFile(file, updated);
 }

@@ -8,9 +8,9 @@ import getPort from "get-port";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_DIR } from "../src/db/migrate.js";
-import { basic, eventually, TEST_MASTER_KEY } from "./support/app.js";
+import { eventually, TEST_MASTER_KEY } from "./support/app.js";
 import { createTestDatabase } from "./support/database.js";
-import { addRule, hashFor } from "./support/fixtures.js";
+import { addRule, hashFor, registerFirstOrder } from "./support/fixtures.js";
 import { environment, exitOf, runCli, spawnServer, startServer } from "./support/processes.js";
 import { startWorkerProcess } from "./support/worker-process.js";
 
@@ -80,20 +80,7 @@ describe("the documented production deploy, from the built files", () => {
       await addRule(pool, (rows[0] as { id: number }).id, { kind: "default", rate: 1 });
 
       const baseUrl = `http://127.0.0.1:${port}`;
-      const registered = await fetch(`${baseUrl}/api/order/register`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          authorization: basic(key),
-          revision: LATEST_REVISION,
-        },
-        body: JSON.stringify({
-          externalId: 1,
-          customer: { externalId: 7 },
-          currency: "EUR",
-          lines: [{ lineId: 1, productId: 5, categoryIds: [], quantity: 2, unitPrice: 21.5 }],
-        }),
-      });
+      const registered = await registerFirstOrder(baseUrl, key);
       expect(registered.status, await registered.clone().text()).toBe(201);
 
       // Only the worker process credits orders: the API process runs none.

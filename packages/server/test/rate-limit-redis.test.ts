@@ -9,7 +9,7 @@ import { createLogger } from "../src/http/logger.js";
 import { SharedCounts } from "../src/http/rate-limit.store.js";
 import { adminSession } from "./support/admin.js";
 import { basic, eventually, startTestApp, type TestApp } from "./support/app.js";
-import { customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
+import { customerWithPoints, hashFor, oneLineOrder, storeWithKey } from "./support/fixtures.js";
 
 /** A real Redis, as for the API processes; each test counts under a prefix of its own. */
 const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
@@ -63,14 +63,7 @@ const alternately = <T>(count: number, send: (app: TestApp, n: number) => Promis
     return answers;
   };
 
-const order = (id: number) =>
-  JSON.stringify({
-    externalId: id,
-    customer: { externalId: 7, email: "seven@example.com" },
-    currency: "EUR",
-    orderedAt: "2026-11-20T10:00:00Z",
-    lines: [{ lineId: "1", productId: 1, quantity: 1, unitPrice: 10, totalPaid: 10 }],
-  });
+const order = oneLineOrder;
 
 const register = (app: TestApp, authorization: string, id: number) =>
   fetch(`${app.baseUrl}/api/order/register`, {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { adminSession } from "./support/admin.js";
 import { basic, startTestApp, type TestApp } from "./support/app.js";
-import { customerWithPoints, hashFor, storeWithKey } from "./support/fixtures.js";
+import { customerWithPoints, hashFor, oneLineOrder, storeWithKey } from "./support/fixtures.js";
 
 const DOMAIN = "https://limited.example";
 let app: TestApp;
@@ -226,14 +226,7 @@ describe("rate limit windows", () => {
 });
 
 describe("limits on who is asking, not how the header is written", () => {
-  const order = (id: number) =>
-    JSON.stringify({
-      externalId: id,
-      customer: { externalId: 7, email: "seven@example.com" },
-      currency: "EUR",
-      orderedAt: "2026-11-20T10:00:00Z",
-      lines: [{ lineId: "1", productId: 1, quantity: 1, unitPrice: 10, totalPaid: 10 }],
-    });
+  const order = oneLineOrder;
 
   it("counts an API key once however its Authorization header is spelled", async () => {
     const keyed = await startTestApp({ env: { RATE_LIMIT_API_KEY: "5" } });

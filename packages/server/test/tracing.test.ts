@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basic, eventually, TEST_MASTER_KEY } from "./support/app.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { hashFor } from "./support/fixtures.js";
+import { hashFor, registerFirstOrder } from "./support/fixtures.js";
 import {
   startOtlpReceiver,
   type OtlpReceiver,
@@ -114,20 +114,7 @@ async function storefrontAndApiRequests({ env, reference, key }: Deployment) {
     headers: { revision: LATEST_REVISION },
   });
   expect(history.status, await history.clone().text()).toBe(200);
-  const order = await fetch(`${base}/api/order/register`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: basic(key),
-      revision: LATEST_REVISION,
-    },
-    body: JSON.stringify({
-      externalId: 1,
-      customer: { externalId: 7 },
-      currency: "EUR",
-      lines: [{ lineId: 1, productId: 5, categoryIds: [], quantity: 2, unitPrice: 21.5 }],
-    }),
-  });
+  const order = await registerFirstOrder(base, key);
   expect(order.status, await order.clone().text()).toBe(201);
 }
 

@@ -19,7 +19,19 @@ import { workerLogger } from "./queue.js";
 import { cronItems } from "./registry.js";
 import { failingForGood } from "./task.js";
 
-const LOCAL_QUEUE_SIZE = 100;
+/**
+ * How the job queue runs jobs in every worker process, apart from the process's own settings:
+ * under load, fetch and complete jobs by the hundred rather than one query each (an order's
+ * job is often a no-op once another job has credited it in a batch). Jobs held in a local
+ * queue or awaiting completion may run again after a crash: every task is idempotent.
+ * `pnpm bench` measures a no-op job under the same settings, the yardstick of order processing.
+ */
+export const QUEUE_SETTINGS = {
+  pollInterval: 2_000,
+  preset: {
+    worker: { localQueue: { size: 100 }, completeJobBatchDelay: 5, failJobBatchDelay: 5 },
+  },
+} as const;
 
 export interface Workers {
   stop(): Promise<void>;
@@ -119,7 +131,7 @@ export async function startWorkers(
       pgPool,
       concurrency: config.workerConcurrency,
       noHandleSignals: true,
-      pollInterval: 2_000,
+      pollInterval: QUEUE_SETTINGS.pollInterval,
       // Due is judged by this process's clock, as the crontab and the programme's dates
       // (pending periods) are: a worker whose clock an operator moves (libfaketime, to rehearse
       // a period ending) runs what is due by it, not by PostgreSQL's.
@@ -130,17 +142,7 @@ export async function startWorkers(
       parsedCronItems: parseCronItems(cronItems()),
       events,
       logger: workerLogger(context.logger),
-      preset: {
-        worker: {
-          // Under load, fetch and complete jobs by the hundred rather than one query each: an
-          // order's job is often a no-op once another job has credited it in a batch. Jobs held
-          // in a local queue or awaiting completion may run again after a crash: every task is
-          // idempotent.
-          localQueue: { size: LOCAL_QUEUE_SIZE },
-          completeJobBatchDelay: 5,
-          failJobBatchDelay: 5,
-        },
-      },
+      preset: QUEUE_SETTINGS.preset,
     });
     if (!poolId) {
       await runner.stop().catch(() => {});

@@ -4,6 +4,7 @@ import type { OutboxEvent } from "../../src/modules/events/events.repository.js"
 import { appendLedgerEntries } from "../../src/modules/ledger/ledger.repository.js";
 import type { TestApp } from "./app.js";
 import { basic } from "./app.js";
+import { LATEST_REVISION } from "@loyalty/shared-types";
 
 /** A store with an API key, as the CLI would create them. */
 export async function storeWithKey(
@@ -152,3 +153,32 @@ export const orderRegistered: OutboxEvent = {
     orderedAt: "2026-11-22T10:00:00.000Z",
   },
 };
+
+/** An order of one line of 10 EUR by customer 7, as a body of POST /api/order/register. */
+export function oneLineOrder(externalId: number): string {
+  return JSON.stringify({
+    externalId,
+    customer: { externalId: 7, email: "seven@example.com" },
+    currency: "EUR",
+    orderedAt: "2026-11-20T10:00:00Z",
+    lines: [{ lineId: "1", productId: 1, quantity: 1, unitPrice: 10, totalPaid: 10 }],
+  });
+}
+
+/** Registers order 1 of customer 7 (two items of 21.50 EUR) on a server, in the latest revision. */
+export function registerFirstOrder(baseUrl: string, key: string): Promise<Response> {
+  return fetch(`${baseUrl}/api/order/register`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: basic(key),
+      revision: LATEST_REVISION,
+    },
+    body: JSON.stringify({
+      externalId: 1,
+      customer: { externalId: 7 },
+      currency: "EUR",
+      lines: [{ lineId: 1, productId: 5, categoryIds: [], quantity: 2, unitPrice: 21.5 }],
+    }),
+  });
+}
