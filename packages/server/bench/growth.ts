@@ -476,8 +476,9 @@ logged meanwhile):
   2026-11-27 (load average 9 to 12 from other sessions): the sums by day read 150 rows (628 ms
   before, 0.3 ms after), the active members 720 hours and the 600 entries of the first hour
   (960 ms before, 8 ms, 46 ms with the pages cold), the totals one row (208 ms before); the
-  overview's p50 894 ms and p95 1,206 ms before, 24 ms and 37 to 71 ms after. The migration
-  counted the store's existing data in 37 s, with writes held meanwhile.
+  overview's p50 894 ms and p95 1,206 ms before, 24 ms and 37 to 71 ms after (12 and 15 ms
+  with the load at 4). The migration counted the store's existing data in 37 s, with writes
+  held meanwhile.
 - **Claims and registrations** read and write a store's rows by key; their indexes are deeper
   but in memory, and neither moved beyond the noise.
 - **The noise.** Other sessions' work shared the machine (load average 3 to 9 on its 2 CPUs):

@@ -2,6 +2,7 @@ import type { CronItem } from "graphile-worker";
 import type { z } from "zod";
 import { idempotencyTaskDefinitions } from "../modules/idempotency/idempotency.tasks.js";
 import { ordersTaskDefinitions } from "../modules/orders/orders.tasks.js";
+import { overviewTaskDefinitions } from "../modules/overview/overview.tasks.js";
 import { programTaskDefinitions } from "../modules/program/program.tasks.js";
 import { referralsTaskDefinitions } from "../modules/referrals/referrals.tasks.js";
 import { rewardsTaskDefinitions } from "../modules/rewards/rewards.tasks.js";
@@ -20,6 +21,7 @@ export const taskRegistry = {
   ...programTaskDefinitions,
   ...referralsTaskDefinitions,
   ...idempotencyTaskDefinitions,
+  ...overviewTaskDefinitions,
 } satisfies Record<string, TaskDefinition>;
 
 export type TaskName = keyof typeof taskRegistry;
