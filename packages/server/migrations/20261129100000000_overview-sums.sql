@@ -13,8 +13,9 @@
 -- the fold-overview-sums job moves them into the sums once a minute, alone. A per-store or per-day row updated by every entry would have made
 -- every credit, refund and claim of a store wait for the one before to commit. The overview reads
 -- the sums and the deltas not yet folded in one statement: a fold moves them in one statement too,
--- so that a reader sees them either side, never both or neither. Exact at every instant, whatever
--- writes the rows (the service, a fixture, psql), with no lag.
+-- so that a reader sees them either side, never both or neither. Exact at every instant, with no
+-- lag, whatever writes the rows, as long as it holds the customer's row lock while it writes
+-- their ledger, as every writer of the service does (its balance update takes it).
 
 -- A store's ledger by UTC day and kind: entries and their points.
 CREATE TABLE ledger_day_sums (

@@ -83,13 +83,7 @@ describe("rate limits", () => {
       fetch(`${app.baseUrl}/api/order/register`, {
         method: "POST",
         headers: { authorization, "content-type": "application/json", revision: "2026-08-26" },
-        body: JSON.stringify({
-          externalId: id,
-          customer: { externalId: 7, email: "seven@example.com" },
-          currency: "EUR",
-          orderedAt: "2026-11-20T10:00:00Z",
-          lines: [{ lineId: "1", productId: 1, quantity: 1, unitPrice: 10, totalPaid: 10 }],
-        }),
+        body: oneLineOrder(id),
       });
     const statuses = [];
     for (let id = 100; id < 105; id++) statuses.push((await register(id)).status);

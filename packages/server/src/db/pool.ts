@@ -27,6 +27,11 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
+/** How many statements the process has named so far (the tests check the bound). */
+export function namedStatements(): number {
+  return statementNames.size;
+}
+
 /**
  * What PostgreSQL answers when a prepared statement's result columns changed under it: a
  * migration added a column to a table it reads with `*`, while this process was running.
@@ -44,13 +49,16 @@ function staleResultType(error: unknown): boolean {
  * connection: PostgreSQL then neither parses it again nor, once a generic plan is as good as
  * the plans made for each call (its own choice, after five), plans it again. Parsing and
  * planning were most of the database's work for the API's short statements: a history read
- * cost 1.2 ms of PostgreSQL's CPU unnamed, 0.5 ms named (BENCHMARKS.md). Statements without
- * parameters (BEGIN, SET LOCAL, a migration's script) go as they are.
+ * cost 1.0 to 1.1 ms of PostgreSQL's CPU unnamed, 0.26 to 0.33 ms named (BENCHMARKS.md, "What
+ * each change bought"). Statements without parameters (BEGIN, SET LOCAL, a migration's script)
+ * and statements given as an object (`{ text, values }`: one whose best plan depends on its
+ * values, such as the customer search's LIKE prefix) go as they are, planned each time.
  *
  * The names hold per connection, so a pooler in front of PostgreSQL must be in session mode,
  * which LISTEN needs anyway (docs/operators.md). A statement whose result columns a migration
- * changed fails once: outside a transaction it runs again at once under a new name, inside one
- * the transaction fails as a conflict would, and every connection prepares it anew.
+ * changed fails at most once per process: outside a transaction it runs again at once under a
+ * new name, inside one the transaction fails as a conflict would, and every connection prepares
+ * it anew.
  */
 class PreparingClient extends pg.Client {
   // @ts-expect-error -- one signature for pg's overloads: a call is handed on unchanged
@@ -69,6 +77,8 @@ class PreparingClient extends pg.Client {
     const again = (error: unknown) => {
       if (!staleResultType(error)) return false;
       if (statementNames.get(text) === name) statementNames.set(text, `loyalty_${++namedSoFar}`);
+      // pg reports the error before the server's ReadyForQuery: this is the status before the
+      // statement, which a statement with parameters (never BEGIN or COMMIT) does not change.
       return this.getTransactionStatus() === "I";
     };
     const renamed = () => statementNames.get(text) as string;

@@ -47,7 +47,8 @@ function escapeLike(text: string): string {
 
 // Lower-cased by PostgreSQL, as the index is: the pattern operator class of customers_by_email
 // turns the literal prefix into a range of that index. The pattern is a constant by the time
-// the statement is planned (pg's unnamed statements are planned with their values).
+// the statement is planned: the search is sent unnamed (see `searchCustomers`), planned with its
+// values each time, never with a generic plan that would walk the store's every customer.
 const EMAIL_PREFIX = "lower(email) LIKE lower($4)";
 
 /** Each filter's condition and its values, numbered from `$4`. */
@@ -79,13 +80,14 @@ export async function searchCustomers(
   page: { beforeId: number | null; take: number },
 ): Promise<AdminCustomerRow[]> {
   const { sql, values } = condition(filter);
-  const { rows } = await db.query<AdminCustomerRow>(
-    `SELECT ${CUSTOMER_COLUMNS} FROM customers
+  // As an object: the pool prepares statements given as text (db/pool.ts), not these.
+  const { rows } = await db.query<AdminCustomerRow>({
+    text: `SELECT ${CUSTOMER_COLUMNS} FROM customers
      WHERE store_id = $1 AND id < coalesce($2::bigint, 9223372036854775807) AND ${sql}
      ORDER BY id DESC
      LIMIT $3`,
-    [storeId, page.beforeId, page.take, ...values],
-  );
+    values: [storeId, page.beforeId, page.take, ...values],
+  });
   return rows;
 }
 

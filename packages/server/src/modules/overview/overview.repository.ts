@@ -164,8 +164,10 @@ export async function activeMembers(
   // the epoch's): a parameter rather than SQL, so that the plan knows the ledger's range is
   // an hour's (a CTE's value hid it, and the plan read every customer).
   const nextHour = new Date((Math.floor(since.getTime() / HOUR_MS) + 1) * HOUR_MS);
-  const { rows } = await db.query<{ active: number }>(
-    `WITH later AS (
+  // As an object, so that the pool sends it unnamed (db/pool.ts): planned with its values each
+  // time, never with a generic plan that cannot tell an hour of the ledger from a year of it.
+  const { rows } = await db.query<{ active: number }>({
+    text: `WITH later AS (
        SELECT coalesce(sum(members), 0) AS members
        FROM (
          SELECT members FROM last_entry_hours WHERE store_id = $1 AND hour >= $4
@@ -195,8 +197,8 @@ export async function activeMembers(
      )
      SELECT (later.members + first_hour.members - ahead.members)::int AS active
      FROM later, first_hour, ahead`,
-    [storeId, since, now, nextHour],
-  );
+    values: [storeId, since, now, nextHour],
+  });
   return (rows[0] as { active: number }).active;
 }
 

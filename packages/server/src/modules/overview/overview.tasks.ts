@@ -12,7 +12,8 @@ export const overviewTaskDefinitions = {
         await overview.foldDeltas();
       },
     // Once a minute: the overview reads a minute's deltas at most (a few thousand rows at 200
-    // orders a second), and a fold has that much to move. The named queue runs one at a time.
-    cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "overview-sums" } },
+    // orders a second), and a fold has that much to move. The named queue runs one at a time;
+    // a fold that fails is tried again (the next minute's folds the same rows anyway).
+    cron: { match: "* * * * *", options: { maxAttempts: 3, queueName: "overview-sums" } },
   }),
 };

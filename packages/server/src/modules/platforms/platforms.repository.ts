@@ -46,16 +46,15 @@ export async function insertSandboxCodes(
   codes: readonly SandboxCode[],
 ): Promise<void[]> {
   const column = <T>(pick: (code: SandboxCode) => T) => codes.map(pick);
-  await db.query({
-    name: "insert-sandbox-codes",
-    text: `INSERT INTO sandbox_discount_codes
+  await db.query(
+    `INSERT INTO sandbox_discount_codes
        (store_id, code, title, kind, value, currency, minimum_order_amount,
         customer_external_id, customer_email, starts_at, expires_at)
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::numeric[],
                           $6::text[], $7::numeric[], $8::bigint[], $9::text[],
                           $10::timestamptz[], $11::timestamptz[])
      ON CONFLICT (store_id, code) DO NOTHING`,
-    values: [
+    [
       column((code) => code.storeId),
       column((code) => code.request.code),
       column((code) => code.request.title),
@@ -68,7 +67,7 @@ export async function insertSandboxCodes(
       column((code) => code.request.startsAt),
       column((code) => code.request.expiresAt),
     ],
-  });
+  );
   return codes.map(() => undefined);
 }
 

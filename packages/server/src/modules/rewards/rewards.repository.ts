@@ -138,11 +138,8 @@ export async function reserveClaims(
       claim_id: number | null;
       expires_at: Date | null;
     }
-  >({
-    // Prepared once per connection: every claim runs it, and planning it costs as much as
-    // running it.
-    name: "reserve-claims",
-    text: `WITH input AS (
+  >(
+    `WITH input AS (
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
          WITH ORDINALITY AS i(store_id, external_id, reward_id, code, position)
      ), reward AS (
@@ -235,7 +232,7 @@ export async function reserveClaims(
             (SELECT count(*) FROM notified) AS notified
      FROM judged LEFT JOIN claim USING (code)
      ORDER BY judged.position`,
-    values: [
+    [
       claims.map((claim) => claim.storeId),
       claims.map((claim) => claim.externalId),
       claims.map((claim) => claim.rewardId),
@@ -244,7 +241,7 @@ export async function reserveClaims(
       group.map((claim) => claim.rewardId),
       STORE_CHANGED_CHANNEL,
     ],
-  });
+  );
   return rows.map((row): ReserveAttempt => {
     if (row.outcome !== "reserved") return { outcome: row.outcome };
     return {
@@ -309,11 +306,8 @@ export async function confirmClaims(
   /** The service's clock: spending is the customers' activity. */
   now: Date,
 ): Promise<(number | undefined)[]> {
-  const { rows } = await db.query<{ id: number; balance: number }>({
-    // Prepared once per connection: every claim runs it, and planning it costs as much as
-    // running it.
-    name: "confirm-claims",
-    text: `WITH claim AS (
+  const { rows } = await db.query<{ id: number; balance: number }>(
+    `WITH claim AS (
        UPDATE reward_claims SET status = 'confirmed', confirmed_at = now(), updated_at = now()
        WHERE id = ANY ($1::bigint[]) AND status = 'reserved'
        RETURNING id, store_id, customer_id, reward_id, points
@@ -353,8 +347,8 @@ export async function confirmClaims(
      -- The REWARD_OBTAINED payload above is eventDataSchemas.REWARD_OBTAINED (tests parse it).
      SELECT id, balance_after AS balance, (SELECT count(*) FROM jobs) AS jobs
      FROM settled`,
-    values: [claimIds, outboxJobTask, now],
-  });
+    [claimIds, outboxJobTask, now],
+  );
   const balances = new Map(rows.map((row) => [row.id, row.balance]));
   return claimIds.map((id) => balances.get(id));
 }
