@@ -39,8 +39,8 @@ import {
 /**
  * `pnpm bench:soak`: a store's mixed traffic (storefront reads, registrations, refunds, claims,
  * history; bench/scenarios.ts's requests) for SOAK_MINUTES (10) at half the mix's capacity,
- * against the server as an operator runs a single process (src/main.ts, NODE_ENV=production,
- * workers in-process: the crediting's memory is in the RSS measured, and every order is
+ * against the server as an operator runs a single process (the build's dist/main.js,
+ * NODE_ENV=production, workers in-process: the crediting's memory is in the RSS measured, and every order is
  * credited during the run, as in production) on a fresh database.
  *
  * 1. Capacity: the mix as one request sequence that each of 50 connections cycles through
@@ -629,7 +629,7 @@ export function soakSection(report: SoakFigures): string {
 
 Measured by \`pnpm bench:soak\` (packages/server/bench/soak.ts) on ${new Date().toISOString().slice(0, 10)}: too long for \`pnpm bench\`,
 which keeps this section as that command last wrote it. A store's mixed traffic for ${report.minutes} minutes at
-half the mix's capacity, against the server as an operator runs a single process (src/main.ts,
+half the mix's capacity, against the server as an operator runs a single process (\`dist/main.js\`,
 \`NODE_ENV=production\`, workers in-process) on a fresh database; autocannon, PostgreSQL
 ${report.postgres}${report.embedded ? " (embedded)" : ""} and the server on one machine (${cpus.length} × ${cpus[0]?.model ?? "?"}, Node ${process.version}).
 

@@ -201,7 +201,7 @@ export async function writeSection(heading: string, section: string): Promise<vo
   const text = await readFile(file, "utf8");
   const kept = await keptSection(heading);
   const updated = kept
-    ? text.replace(kept, `${section}${kept.endsWith("\n\n") ? "\n" : ""}`)
+    ? text.replace(kept, () => `${section}${kept.endsWith("\n\n") ? "\n" : ""}`)
     : `${text}${text.endsWith("\n") ? "" : "\n"}\n${section}`;
   await writeFile(file, updated);
 }
