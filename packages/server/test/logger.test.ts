@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, redactSecrets } from "../src/http/logger.js";
 import { adminSession, type AdminSession } from "./support/admin.js";
 import { basic, startTestApp, type TestApp } from "./support/app.js";
-import { hashFor, storeWithKey } from "./support/fixtures.js";
+import { hashFor, oneLineOrder, storeWithKey } from "./support/fixtures.js";
 
 let app: TestApp;
 let admin: AdminSession;
@@ -59,6 +59,47 @@ describe("access lines", () => {
       const access = lines.map((line) => JSON.parse(line)).find((entry) => entry.res);
       expect(access, path).toMatchObject({ req: { method: "GET" }, res: { statusCode: status } });
     }
+  });
+
+  // An operator filters a store's requests by it, a success's or a failure's.
+  it("name the store once authentication named it, and none before", async () => {
+    const { key } = await newKey();
+    const register = (body: string) =>
+      linesDuring(() =>
+        fetch(`${app.baseUrl}/api/order/register`, {
+          method: "POST",
+          headers: {
+            authorization: basic(key),
+            "content-type": "application/json",
+            revision: "2026-08-26",
+          },
+          body,
+        }),
+      );
+    const accessLine = (lines: string[]) =>
+      lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.res);
+    expect(accessLine(await register(oneLineOrder(901)))).toMatchObject({
+      storeId: store.id,
+      res: { statusCode: 201 },
+    });
+    expect(accessLine(await register("{"))).toMatchObject({
+      storeId: store.id,
+      res: { statusCode: 400 },
+    });
+    const refused = accessLine(
+      await linesDuring(() =>
+        fetch(`${app.baseUrl}/api/order/register`, {
+          method: "POST",
+          headers: {
+            authorization: basic("lk_0000000000_wrong"),
+            "content-type": "application/json",
+          },
+          body: oneLineOrder(902),
+        }),
+      ),
+    );
+    expect(refused).toMatchObject({ res: { statusCode: 401 } });
+    expect(refused).not.toHaveProperty("storeId");
   });
 });
 

@@ -108,6 +108,12 @@ function safeQuery(url: string): Record<string, string> {
   return out;
 }
 
+/** The line's fields, with the store authentication named, if any. */
+function withStore(req: IncomingMessage, _res: ServerResponse, fields: object): object {
+  const store = (req as IncomingMessage & { store?: { id: number } }).store;
+  return store ? { ...fields, storeId: store.id } : fields;
+}
+
 /** One log line per request, with its id, revision, store and outcome; never a credential. */
 export function httpLogger(logger: Logger) {
   return pinoHttp({
@@ -129,9 +135,9 @@ export function httpLogger(logger: Logger) {
       },
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
-    customProps: (req) => {
-      const request = req as IncomingMessage & { store?: { id: number } };
-      return request.store ? { storeId: request.store.id } : {};
-    },
+    // The store, once authentication named it, on the line itself: pino-http's customProps
+    // would make a second child logger per request (a tenth of a history's CPU with the first).
+    customSuccessObject: withStore,
+    customErrorObject: withStore,
   });
 }
