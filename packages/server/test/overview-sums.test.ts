@@ -1,4 +1,4 @@
-import type { ProgramOverview, ProgramOverviewQuery } from "@loyalty/shared-types";
+import type { LedgerKind, ProgramOverview, ProgramOverviewQuery } from "@loyalty/shared-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../src/db/pool.js";
 import { appendLedgerEntries } from "../src/modules/ledger/ledger.repository.js";
@@ -45,14 +45,7 @@ async function newStore(): Promise<number> {
   return created.store.id;
 }
 
-type Kind =
-  | "earn"
-  | "refund_deduction"
-  | "reward_redemption"
-  | "referral_bonus"
-  | "manual_adjustment"
-  | "expiry"
-  | "activity_bonus";
+type Kind = LedgerKind;
 
 /** Entries written straight into the ledger in one statement, at instants the API cannot choose. */
 async function write(entries: { customerId: number; kind: Kind; points: number; at: number }[]) {
