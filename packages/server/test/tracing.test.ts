@@ -104,6 +104,26 @@ async function deployment(): Promise<Deployment> {
 }
 
 /** A storefront read authenticated by the customer hash, and an order sent with the API key. */
+/**
+ * A server process started with `env`, sent the storefront's and the API's requests, then
+ * stopped with SIGTERM as an operator stops it (it must exit 0): what it wrote.
+ */
+async function servedAndStopped(
+  setup: Deployment,
+  env: NodeJS.ProcessEnv,
+  from?: Parameters<typeof startServer>[1],
+): Promise<string> {
+  const server = await startServer(env, from);
+  try {
+    await storefrontAndApiRequests(setup);
+    server.child.kill("SIGTERM");
+    expect(await exitOf(server.child), server.output()).toBe(0);
+  } finally {
+    server.child.kill("SIGKILL");
+  }
+  return server.output();
+}
+
 async function storefrontAndApiRequests({ env, reference, key }: Deployment) {
   const base = `http://127.0.0.1:${env["PORT"]}`;
   const query = new URLSearchParams({
@@ -250,20 +270,13 @@ describe("without any OTEL_ variable", () => {
   it("loads nothing of the OpenTelemetry SDK, and its log lines carry no trace id", async () => {
     const setup = await deployment();
     try {
-      const server = await startServer(
+      const output = await servedAndStopped(
+        setup,
         environment({
           ...setup.env,
           NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} ${RECORD_MODULES}`,
         }),
       );
-      try {
-        await storefrontAndApiRequests(setup);
-        server.child.kill("SIGTERM");
-        expect(await exitOf(server.child), server.output()).toBe(0);
-      } finally {
-        server.child.kill("SIGKILL");
-      }
-      const output = server.output();
       // The API alone is there, a no-op facade: prom-client (src/metrics) requires it to read
       // exemplars, which it does not collect here. Nothing of the SDK, instrumentations or
       // exporters is.
@@ -284,21 +297,15 @@ describe("the built server", () => {
     const receiver = await startOtlpReceiver();
     const setup = await deployment();
     try {
-      const server = await startServer(
+      const output = await servedAndStopped(
+        setup,
         environment({ ...setup.env, ...tracingEnv(receiver), NODE_ENV: "production" }),
         "dist",
       );
-      try {
-        await storefrontAndApiRequests(setup);
-        server.child.kill("SIGTERM");
-        expect(await exitOf(server.child), server.output()).toBe(0);
-      } finally {
-        server.child.kill("SIGKILL");
-      }
       const spans = receiver.spans();
       expectRequestTrace(spans, "/point/user-history/7", "/point/user-history/:externalId");
       const order = expectRequestTrace(spans, "/api/order/register", "/api/order/register");
-      expect(requestLine(server.output(), "/api/order/register")).toMatchObject({
+      expect(requestLine(output, "/api/order/register")).toMatchObject({
         trace_id: order.traceId,
       });
     } finally {
