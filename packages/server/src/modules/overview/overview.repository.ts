@@ -29,8 +29,6 @@ export interface DailyActivity {
   pointsRedeemed: number;
 }
 
-/** Days and hours are cut by date_bin from this UTC midnight, whatever the session's time zone. */
-const UTC_ORIGIN = "timestamptz '2000-01-01 00:00:00+00'";
 const HOUR_MS = 3_600_000;
 
 /**
@@ -258,35 +256,8 @@ export async function foldOverviewDeltas(db: Queryable): Promise<number> {
  * customers meanwhile.
  */
 export async function recountOverviewSums(db: Queryable, storeId: number): Promise<void> {
-  const statements = [
-    `DELETE FROM ledger_day_deltas WHERE store_id = $1`,
-    `DELETE FROM ledger_day_sums WHERE store_id = $1`,
-    `INSERT INTO ledger_day_sums (store_id, day, kind, entries, points)
-     SELECT store_id, (day AT TIME ZONE 'UTC')::date, kind, entries, points
-     FROM (
-       SELECT store_id, date_bin('1 day', created_at, ${UTC_ORIGIN}) AS day, kind,
-              count(*) AS entries, sum(points) AS points
-       FROM ledger_transactions WHERE store_id = $1
-       GROUP BY 1, 2, 3
-     ) sums`,
-    `DELETE FROM customer_last_entries WHERE store_id = $1`,
-    `INSERT INTO customer_last_entries (customer_id, store_id, last_entry_at)
-     SELECT customer_id, store_id, max(created_at) FROM ledger_transactions WHERE store_id = $1
-     GROUP BY customer_id, store_id`,
-    `DELETE FROM last_entry_hour_deltas WHERE store_id = $1`,
-    `DELETE FROM last_entry_hours WHERE store_id = $1`,
-    `INSERT INTO last_entry_hours (store_id, hour, members)
-     SELECT l.store_id, date_bin('1 hour', l.last_entry_at, ${UTC_ORIGIN}), count(*)
-     FROM customer_last_entries l JOIN customers c ON c.id = l.customer_id
-     WHERE l.store_id = $1 AND c.erased_at IS NULL
-     GROUP BY 1, 2`,
-    `DELETE FROM customer_total_deltas WHERE store_id = $1`,
-    `DELETE FROM customer_totals WHERE store_id = $1`,
-    `INSERT INTO customer_totals (store_id, members, outstanding_points)
-     SELECT $1, count(*) FILTER (WHERE erased_at IS NULL), coalesce(sum(greatest(balance, 0)), 0)
-     FROM customers WHERE store_id = $1`,
-  ];
-  for (const statement of statements) await db.query(statement, [storeId]);
+  // The migration's own count (20261129100000000_overview-sums), which it ran for every store.
+  await db.query(`SELECT recount_overview_sums($1)`, [storeId]);
 }
 
 /** An active reward whose current voucher is a fixed amount, at its value per point. */
