@@ -1,11 +1,11 @@
 // First: it traces, when the environment asks for it, before express and pg are loaded.
 import "./tracing/register-server.js";
-import { createServer } from "node:http";
 import { isIPv6, type AddressInfo } from "node:net";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { DatabaseNotMigratedError } from "./db/migrate.js";
 import { createLogger } from "./http/logger.js";
+import { createHttpServer } from "./http/server.js";
 import { startWorkers, type Workers } from "./jobs/worker.js";
 import { taskList } from "./jobs/tasks.js";
 import { openRuntime } from "./runtime.js";
@@ -46,18 +46,7 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const app = createApp(runtime.context, { isShuttingDown: () => shuttingDown });
 
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
-  const server = createServer(
-    {
-      headersTimeout: headersTimeoutMs,
-      requestTimeout: requestTimeoutMs,
-      // Node looks for expired requests every 30 s by default, which would let a slow client
-      // hold its connection up to 30 s past its timeout.
-      connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
-    },
-    app,
-  );
-  server.keepAliveTimeout = keepAliveTimeoutMs;
+  const server = createHttpServer(app, config.http);
   // Without HOST, Node's default: every interface, IPv6 and IPv4 alike.
   if (config.host) server.listen(config.port, config.host);
   else server.listen(config.port);

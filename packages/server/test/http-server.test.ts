@@ -1,9 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { IncomingMessage, ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import getPort from "get-port";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestApp, TEST_MASTER_KEY } from "./support/app.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
 import { storeWithKey } from "./support/fixtures.js";
@@ -219,6 +220,44 @@ describe("TRUST_PROXY", () => {
       expect(statuses).toEqual([200, 200, 429]);
       expect(await read("198.51.100.8")).toBe(200);
     } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("requests and responses", () => {
+  // Express gives each request and response the app's prototypes as it enters; a server whose
+  // objects are born with them spares V8 the change (see src/http/server.ts). The change is
+  // what slowed every request and made its garbage outlive the young generation.
+  it("are born with the app's prototypes: Express changes none of them", async () => {
+    const app = await startTestApp();
+    const changed: string[] = [];
+    const setPrototypeOf = Object.setPrototypeOf;
+    const spy = vi.spyOn(Object, "setPrototypeOf").mockImplementation((target, proto) => {
+      if (
+        (target instanceof IncomingMessage || target instanceof ServerResponse) &&
+        Object.getPrototypeOf(target) !== proto
+      ) {
+        changed.push(target.constructor.name);
+      }
+      return setPrototypeOf(target, proto) as unknown;
+    });
+    try {
+      const domain = "https://born.example";
+      await storeWithKey(app, domain);
+      const response = await fetch(
+        `${app.baseUrl}/store/widget/cart?domain=${encodeURIComponent(domain)}`,
+        { headers: { revision: "2026-08-26" } },
+      );
+      expect(response.status).toBe(200);
+      // Express's own methods still answer: res.json set the type, req.get read the header.
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(response.headers.get("revision")).toBe("2026-08-26");
+      const unknown = await fetch(`${app.baseUrl}/no/such/path`);
+      expect(unknown.status).toBe(404);
+      expect(changed).toEqual([]);
+    } finally {
+      spy.mockRestore();
       await app.close();
     }
   });

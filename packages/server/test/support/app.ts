@@ -5,6 +5,7 @@ import type { Router } from "express";
 import { createApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createLogger } from "../../src/http/logger.js";
+import { createHttpServer } from "../../src/http/server.js";
 import { taskList } from "../../src/jobs/tasks.js";
 import { startWorkers, type Workers } from "../../src/jobs/worker.js";
 import type {
@@ -91,9 +92,8 @@ export async function startTestApp(
   };
   if (options.workers) await start();
   const app = createApp(context, { routers: options.routers?.(context) ?? [] });
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
+  const server: Server = createHttpServer(app, config.http);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   await storeChanges.start();
   const { port } = server.address() as AddressInfo;
   return {
