@@ -59,6 +59,7 @@ const environmentSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(65_000),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(100),
   WORKERS: z.enum(["in-process", "off"]).default("in-process"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
   WORKER_HEARTBEAT_MS: z.coerce.number().int().min(50).default(5_000),
@@ -116,6 +117,8 @@ export interface Config {
    * connection (otherwise it may send a request on a connection this server is closing).
    */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** How far the old generation may grow past what a full collection kept (src/heap.ts). */
+  heapGrowthPercent: number;
   /** Run the job workers inside the API process, or leave them to `loyalty worker`. */
   workers: "in-process" | "off";
   workerConcurrency: number;
@@ -261,6 +264,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
+    heapGrowthPercent: env.HEAP_GROWTH_PERCENT,
     workers: env.WORKERS,
     workerConcurrency: env.WORKER_CONCURRENCY,
     workerHeartbeatMs: env.WORKER_HEARTBEAT_MS,

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { DatabaseNotMigratedError } from "./db/migrate.js";
 import { createLogger } from "./http/logger.js";
 import { createHttpServer } from "./http/server.js";
+import { limitHeapGrowth } from "./heap.js";
 import { startWorkers, type Workers } from "./jobs/worker.js";
 import { taskList } from "./jobs/tasks.js";
 import { openRuntime } from "./runtime.js";
@@ -27,6 +28,7 @@ function configOrExit(): Config {
 
 async function main(): Promise<void> {
   const config = configOrExit();
+  limitHeapGrowth(config.heapGrowthPercent);
   const logger = createLogger(config.logLevel);
   const signals = listenForStopSignals();
   const runtime = await openRuntime(config, logger);

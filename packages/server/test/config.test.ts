@@ -91,6 +91,14 @@ describe("configuration", () => {
     );
   });
 
+  it("bounds the heap's growth at twice what a full collection kept, unless told otherwise", () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(100);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: "0" }).heapGrowthPercent).toBe(0);
+    for (const value of ["-1", "301", "1.5", "lots"]) {
+      expect(() => loadConfig({ HEAP_GROWTH_PERCENT: value })).toThrow(/HEAP_GROWTH_PERCENT/);
+    }
+  });
+
   it("serves metrics only when METRICS_PORT is set, apart from the API's port", () => {
     expect(loadConfig({}).metrics).toBeUndefined();
     expect(loadConfig({ METRICS_PORT: "" }).metrics).toBeUndefined();

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { loadConfig } from "../../config.js";
+import { limitHeapGrowth } from "../../heap.js";
 import { createLogger } from "../../http/logger.js";
 import { taskList } from "../../jobs/tasks.js";
 import { startWorkers } from "../../jobs/worker.js";
@@ -22,6 +23,7 @@ export function workerCommand(program: Command, cli: CliContext): void {
     .action(
       cli.action(async () => {
         const config = loadConfig(deps.env);
+        limitHeapGrowth(config.heapGrowthPercent);
         // Logs on stdout at LOG_LEVEL, as the server's.
         const logger = createLogger(config.logLevel, deps.stdout);
         const signals = listenForStopSignals();
