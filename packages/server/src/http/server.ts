@@ -13,14 +13,24 @@ type ResponseClass = typeof ServerResponse;
  * Express gives every request and response its prototypes with `Object.setPrototypeOf` as it
  * enters the app. V8 handles an object whose prototype changes after it was made by a slower
  * path, and under load about a third of what a request allocates then outlives the young
- * generation's collections: a bare Express hello-world copied 4 MB per scavenge into the old
- * generation, then collected it there, where an app whose objects were born with their
- * prototype copied 10 kB (`node --trace-gc-nvp`, 50 connections, 2026-11-27). Express finds
- * the prototype already in place and its `setPrototypeOf` changes nothing.
+ * generation's collections: a bare Express hello-world promoted about 4 MB per scavenge into
+ * the old generation, to be collected there, where the same app with its objects born with
+ * their prototypes kept 10 kB (`node --trace-gc-nvp`, 50 connections, 2026-11-27), and ran about
+ * 2.5 times as many requests a second. Express then finds each prototype already in place, and
+ * its `setPrototypeOf` changes nothing.
  */
-function appClasses(app: Express): { request: RequestClass; response: ResponseClass } {
-  // Constructor functions rather than classes: a class's `prototype` cannot be reassigned, and
-  // Node's own IncomingMessage and ServerResponse are such functions, called the same way.
+function appClasses(
+  app: Express,
+): { request: RequestClass; response: ResponseClass } | Record<string, never> {
+  // Node's constructors are plain functions, which these call on the object `new` made with
+  // the app's prototype. Were a Node to make them classes (which cannot be called so), its
+  // own would serve, and Express would set the prototypes as it does by default.
+  // (Reflect.construct with the app's function as new.target works with both, but V8 builds
+  // such objects slowly: calculate ran at less than half the rate.)
+  const callable = [IncomingMessage, ServerResponse].every(
+    (constructor) => !/^class\b/.test(Function.prototype.toString.call(constructor)),
+  );
+  if (!callable) return {};
   function AppRequest(this: IncomingMessage, socket: Socket) {
     IncomingMessage.call(this, socket);
   }
@@ -47,8 +57,7 @@ export function createHttpServer(app: Express, http: Config["http"]): Server {
   const { request, response } = appClasses(app);
   const server = createServer(
     {
-      IncomingMessage: request,
-      ServerResponse: response,
+      ...(request && { IncomingMessage: request, ServerResponse: response }),
       headersTimeout: http.headersTimeoutMs,
       requestTimeout: http.requestTimeoutMs,
       // Node looks for expired requests every 30 s by default, which would let a slow client
