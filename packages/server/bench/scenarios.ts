@@ -174,10 +174,15 @@ export async function cannon(
   server?: { pid: number | undefined; peak: { rss: number } },
 ): Promise<Measure> {
   const { pid } = server ?? {};
+  // This scenario's own peak too, printed with its line: which load makes the run's peak.
+  let ownPeak = 0;
   const sampler =
     server && pid
       ? setInterval(() => {
-          void rssOf(pid).then((rss) => (server.peak.rss = Math.max(server.peak.rss, rss)));
+          void rssOf(pid).then((rss) => {
+            ownPeak = Math.max(ownPeak, rss);
+            server.peak.rss = Math.max(server.peak.rss, rss);
+          });
         }, 250)
       : undefined;
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
@@ -191,7 +196,7 @@ export async function cannon(
     non2xx: result.non2xx,
   };
   process.stdout.write(
-    `${name.padEnd(34)} ${measure.requests.toFixed(0).padStart(7)} req/s  p50 ${measure.p50} ms  p99 ${measure.p99} ms  errors ${measure.errors}  non-2xx ${measure.non2xx}\n`,
+    `${name.padEnd(34)} ${measure.requests.toFixed(0).padStart(7)} req/s  p50 ${measure.p50} ms  p99 ${measure.p99} ms  errors ${measure.errors}  non-2xx ${measure.non2xx}${ownPeak ? `  RSS ${ownPeak.toFixed(0)} MiB` : ""}\n`,
   );
   return measure;
 }
