@@ -1,4 +1,4 @@
-import { IncomingMessage, Server, ServerResponse, createServer } from "node:http";
+import { IncomingMessage, ServerResponse, createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Express } from "express";
 import type { Config } from "../config.js";
