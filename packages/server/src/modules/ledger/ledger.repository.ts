@@ -87,17 +87,29 @@ export async function appendLedgerEntries(
     total.active ||= entry.kind !== "expiry";
     totals.set(entry.customerId, total);
   }
-  const ids = [...totals.keys()].sort((a, b) => a - b);
+  const ids = [...totals.keys()];
   const { rows } = await db.query<{ id: number; balance: number }>(
-    `UPDATE customers c SET balance = c.balance + d.points,
-       pending_points = c.pending_points + d.pending,
-       last_activity_at = CASE WHEN d.active THEN $5 ELSE c.last_activity_at END,
+    `WITH locked AS (
+       -- In (store, externalId) order, as every statement locking several customers does: an
+       -- UPDATE locks its rows in whatever order its plan reads them (on a small table, the
+       -- heap's), and two batches sharing customers then deadlocked. Cheap for customers the
+       -- caller locked already (the order worker's, a claim's, expiry's).
+       SELECT c.id, d.points, d.pending, d.active
+       FROM customers c
+       JOIN unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::boolean[])
+         AS d(id, points, pending, active) ON d.id = c.id
+       -- = ANY: the customers by their primary key's index. Joined on d alone, a batch of
+       -- thousands (the expiry job's) is planned as a scan of every customer, hashed.
+       WHERE c.id = ANY ($1::bigint[])
+       ORDER BY c.store_id, c.external_id
+       FOR NO KEY UPDATE OF c
+     )
+     -- Each locked customer by its primary key: the batch is read once, in the lock's order.
+     UPDATE customers c SET balance = c.balance + locked.points,
+       pending_points = c.pending_points + locked.pending,
+       last_activity_at = CASE WHEN locked.active THEN $5 ELSE c.last_activity_at END,
        updated_at = now()
-     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::boolean[])
-       AS d(id, points, pending, active)
-     -- = ANY: the customers by their primary key's index. Joined on d alone, a batch of
-     -- thousands (the expiry job's) is planned as a scan of every customer, hashed.
-     WHERE c.id = ANY ($1::bigint[]) AND c.id = d.id
+     FROM locked WHERE c.id = locked.id
      RETURNING c.id, c.balance`,
     [
       ids,
