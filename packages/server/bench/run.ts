@@ -88,13 +88,16 @@ interface Measure extends ScenarioMeasure {
 
 let helloUrl = "";
 /**
- * `BENCH_ONLY=claims`, `reads` or `writes`: the claim scenario, the storefront reads, or the
- * in-process server's writes (registrations, refunds, then the history), alone, printed, without
- * writing BENCHMARKS.md (a profile or a change measured in minutes).
+ * `BENCH_ONLY=claims`, `reads`, `writes` or `worker`: the claim scenario, the storefront reads,
+ * the in-process server's writes (registrations, refunds, then the history), or sustained
+ * processing (a backlog registered on an API-only process, drained by one worker, then as many
+ * no-op jobs), alone, printed, without writing BENCHMARKS.md (a profile or a change measured in
+ * minutes).
  */
 const ONLY = process.env["BENCH_ONLY"];
-if (ONLY !== undefined && ONLY !== "claims" && ONLY !== "reads" && ONLY !== "writes") {
-  throw new Error(`BENCH_ONLY=${ONLY}: only "claims", "reads" or "writes"`);
+const ONLY_ONES = ["claims", "reads", "writes", "worker"];
+if (ONLY !== undefined && !ONLY_ONES.includes(ONLY)) {
+  throw new Error(`BENCH_ONLY=${ONLY}: only ${ONLY_ONES.map((one) => `"${one}"`).join(", ")}`);
 }
 
 /**
@@ -242,10 +245,15 @@ async function main() {
     }
     if (ONLY === "reads") return;
 
+    const orders = new OrderNumbers();
+    if (ONLY === "worker") {
+      await stop(server);
+      await measureWorker(target, pool, orders, serverEnv("off"), peak);
+      return;
+    }
     const claims = ONLY === "writes" ? undefined : await measureClaims(target, ROUNDS);
     if (ONLY === "claims") return;
 
-    const orders = new OrderNumbers();
     const registrations = (name: string, keyed: boolean) =>
       paired(
         name,
@@ -278,39 +286,14 @@ async function main() {
     const metrics = await scrape(metricsPort);
     await stop(server);
 
-    // Registration on an API process that leaves processing to separate workers
-    // (WORKERS=off), then sustained processing: that backlog, drained by one worker process.
-    const { child: apiOnly, port: apiPort } = await start(
-      ["src/main.ts"],
+    const { apiOnly, throughput } = await measureWorker(
+      target,
+      pool,
+      orders,
       serverEnv("off"),
-      SERVER_READY,
+      peak,
     );
-    results.push(
-      await paired(
-        "POST register (API only, WORKERS=off)",
-        registrationRequests({ base: `http://127.0.0.1:${apiPort}`, store }, orders, {
-          customer: (id) => 10_000 + (id % 5000),
-        }),
-        apiOnly.pid,
-        peak,
-      ),
-    );
-    await stop(apiOnly);
-    const pending = await pendingOrders(pool);
-    const { child: worker } = await start(
-      ["src/cli.ts", "worker"],
-      serverEnv("off"),
-      /workers running/,
-    );
-    const began = Date.now();
-    await drain(pool, 600_000);
-    const seconds = (Date.now() - began) / 1000;
-    await stop(worker);
-    const throughput = pending / seconds;
-    process.stdout.write(
-      `sustained processing: ${pending} orders in ${seconds.toFixed(1)} s = ${throughput.toFixed(0)} orders/s\n`,
-    );
-    const noop = await noopJobs(pool, serverEnv("off"), pending);
+    results.push(apiOnly);
 
     // Last, on a store of its own in the same database: it adds a million ledger entries.
     const overview = await benchOverview(databaseUrl, MASTER_KEY);
@@ -327,7 +310,7 @@ async function main() {
     await writeReport({
       results,
       e2e,
-      throughput: { orders: pending, seconds, perSecond: throughput, noop },
+      throughput,
       memory: { idle, peak: peak.rss },
       floor: floor as Floor,
       claims: claims as ClaimFigures,
@@ -404,6 +387,51 @@ async function scrape(port: number): Promise<ScrapedSeries[]> {
   }
   process.stdout.write(`metrics: ${series.length} counters scraped\n`);
   return series;
+}
+
+/** Orders drained by one worker process, and no-op jobs by graphile-worker alone. */
+interface Throughput {
+  orders: number;
+  seconds: number;
+  perSecond: number;
+  noop: NoopFigures;
+}
+
+/**
+ * Registration on an API process that leaves processing to separate workers (WORKERS=off),
+ * then sustained processing: that backlog, drained by one worker process, against as many
+ * no-op jobs.
+ */
+async function measureWorker(
+  target: Target,
+  pool: pg.Pool,
+  orders: OrderNumbers,
+  env: NodeJS.ProcessEnv,
+  peak: { rss: number },
+): Promise<{ apiOnly: Measure; throughput: Throughput }> {
+  const { child: api, port } = await start(["src/main.ts"], env, SERVER_READY);
+  const apiOnly = await paired(
+    "POST register (API only, WORKERS=off)",
+    registrationRequests({ base: `http://127.0.0.1:${port}`, store: target.store }, orders, {
+      customer: (id) => 10_000 + (id % 5000),
+    }),
+    api.pid,
+    peak,
+  );
+  await stop(api);
+  const pending = await pendingOrders(pool);
+  const { child: worker } = await start(["src/cli.ts", "worker"], env, /workers running/);
+  const began = Date.now();
+  await drain(pool, 600_000);
+  const seconds = (Date.now() - began) / 1000;
+  await stop(worker);
+  const perSecond = pending / seconds;
+  process.stdout.write(
+    `sustained processing: ${pending} orders in ${seconds.toFixed(1)} s = ${perSecond.toFixed(0)} orders/s\n`,
+  );
+  const noop = await noopJobs(pool, env, pending);
+  process.stdout.write(`  orders over no-op jobs: ${(perSecond / noop.perSecond).toFixed(2)}x\n`);
+  return { apiOnly, throughput: { orders: pending, seconds, perSecond, noop } };
 }
 
 /** The task graphile-worker runs for nothing in bench/noop-worker.ts. */
@@ -567,8 +595,7 @@ alive, an old generation of 125–132 MiB). The server now bounds that growth
 async function writeReport(report: {
   results: Measure[];
   e2e: PointsVisibleFigures;
-  /** Orders drained by one worker process, and no-op jobs by graphile-worker alone. */
-  throughput: { orders: number; seconds: number; perSecond: number; noop: NoopFigures };
+  throughput: Throughput;
   memory: { idle: number; peak: number };
   floor: Floor;
   claims: ClaimFigures;
