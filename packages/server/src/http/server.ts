@@ -7,8 +7,9 @@ type RequestClass = typeof IncomingMessage;
 type ResponseClass = typeof ServerResponse;
 
 /**
- * Node's request and response classes, with the app's request and response (Express's methods
- * over Node's) as their prototypes: each request is born what Express would make it.
+ * Node's request and response classes, as the server's options name them, with the app's
+ * request and response (Express's methods over Node's) as their prototypes: each request is
+ * born what Express would make it.
  *
  * Express gives every request and response its prototypes with `Object.setPrototypeOf` as it
  * enters the app. V8 handles an object whose prototype changes after it was made by a slower
@@ -21,7 +22,7 @@ type ResponseClass = typeof ServerResponse;
  */
 function appClasses(
   app: Express,
-): { request: RequestClass; response: ResponseClass } | Record<string, never> {
+): { IncomingMessage: RequestClass; ServerResponse: ResponseClass } | Record<string, never> {
   // Node's constructors are plain functions, which these call on the object `new` made with
   // the app's prototype. Were a Node to make them classes (which cannot be called so), its
   // own would serve, and Express would set the prototypes as it does by default.
@@ -44,8 +45,8 @@ function appClasses(
   }
   AppResponse.prototype = app.response;
   return {
-    request: AppRequest as unknown as RequestClass,
-    response: AppResponse as unknown as ResponseClass,
+    IncomingMessage: AppRequest as unknown as RequestClass,
+    ServerResponse: AppResponse as unknown as ResponseClass,
   };
 }
 
@@ -54,10 +55,9 @@ function appClasses(
  * made of the app's prototypes (see appClasses). Not yet listening.
  */
 export function createHttpServer(app: Express, http: Config["http"]): Server {
-  const { request, response } = appClasses(app);
   const server = createServer(
     {
-      ...(request && { IncomingMessage: request, ServerResponse: response }),
+      ...appClasses(app),
       headersTimeout: http.headersTimeoutMs,
       requestTimeout: http.requestTimeoutMs,
       // Node looks for expired requests every 30 s by default, which would let a slow client
