@@ -574,6 +574,22 @@ In the same two runs as the reads' last change (requests created with their prot
 the slower machine: registration 0.14x → 0.19x, with an Idempotency-Key 0.08x → 0.11x, refund
 0.20x → 0.20x, history 0.14x → 0.18x, registration on an API process with its workers apart
 0.27x → 0.37x.
+
+The history's page and its customer's club figures are one statement (2026-11-27): the figures
+were a second statement after the page. \`BENCH_ONLY=writes BENCH_ROUNDS=3\`, the built server
+before and after, alternated: history 0.174x and 0.172x before, 0.214x and 0.192x after (the
+median of each run's three rounds). In requests a second the two are within the noise (medians
+1,121 and 1,174 before, 1,091 and 1,154 after): the bare Express yardstick itself moved from
+4,700 to 7,200 between rounds on this machine.
+
+Tried and not kept: a worker job whose order another transaction holds crediting the store's
+next waiting orders meanwhile, rather than waiting on that lock (\`BENCH_ONLY=worker\`). It ended
+the transactions that only waited (76 of 157 before, in one drain), and batches ran side by side:
+PostgreSQL and the worker then used 1.65 of the 2 CPUs instead of 1.1. But the orders a second
+did not rise: 1,809 to 2,182 with it, 1,970 to 2,433 without, alternated, six and four runs.
+Each order's own work in PostgreSQL (about 0.55 ms of its CPU: the ledger's and the earning
+lots' inserts with their foreign keys and the overview's trigger, the order's update, its two
+events) is what the worker waits on, one batch after the other or side by side.
 `;
 
 /** How the server's memory was brought under issue 22's 200 MiB, kept as the report is written anew. */

@@ -4,6 +4,7 @@ import {
   type ApiRevision,
   type LedgerKind,
 } from "@loyalty/shared-types";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app.js";
 
@@ -423,6 +424,30 @@ describe("GET /point/user-history/{externalId}", () => {
     } finally {
       app.setNow(NOW);
     }
+  });
+
+  it("reads the page and the club figures in one statement, from one snapshot", async () => {
+    // A customer whose balance is not overdrawn (that takes one more read, of the overdraft).
+    await history({ externalId: bulk.externalId });
+    const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const original = prototype.query;
+    const ledgerReads: string[] = [];
+    prototype.query = function (this: object, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+      if (text?.includes("ledger_transactions")) ledgerReads.push(text);
+      return original.apply(this, args);
+    };
+    let body: Awaited<ReturnType<typeof history>>;
+    try {
+      body = await history({ externalId: bulk.externalId });
+    } finally {
+      prototype.query = original;
+    }
+    // Manual adjustments only: nothing earned, the first club.
+    expect(body.balance).toBe(105);
+    expect(body.earnedLast12Months).toBe(0);
+    expect(body.club).toMatchObject({ id: clubs.bronze });
+    expect(ledgerReads).toHaveLength(1);
   });
 
   it("pages through every transaction once, newest first, until nextCursor is null", async () => {

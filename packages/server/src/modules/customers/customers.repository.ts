@@ -1,5 +1,7 @@
-import type { LedgerKind } from "@loyalty/shared-types";
+import type { ClubPolicy, LedgerKind } from "@loyalty/shared-types";
 import type { Queryable } from "../../db/pool.js";
+import { clubFiguresOf, clubFiguresSql } from "../points/club-reviews.js";
+import type { ClubFigures } from "../points/clubs.js";
 
 /** A ledger transaction with what it concerns: its order's identifiers, its claim's reward. */
 export interface HistoryTransactionRow {
@@ -31,6 +33,8 @@ export interface CustomerHistoryPage {
   };
   /** Newest first. */
   transactions: HistoryTransactionRow[];
+  /** The customer's club figures, when asked for with their policy. */
+  figures?: ClubFigures;
 }
 
 type PageRow = {
@@ -39,22 +43,30 @@ type PageRow = {
   customer_pending: number;
   held_club_id: number | null;
   held_kept_until: Date | null;
+  figures_current?: number;
+  figures_oldest?: Date | null;
+  figures_previous?: number;
 } & (HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null });
 
 /**
  * The customer's balance and up to `take` (all when null) of their transactions older than
- * `beforeId` (all when null), newest first; undefined when the store has no such customer. One
- * statement, so the balance and the page come from the same snapshot, walking the
- * (customer_id, id DESC) index.
+ * `beforeId` (all when null), newest first, and with `clubs` their club figures under that
+ * policy; undefined when the store has no such customer. One statement, so they all come from
+ * the same snapshot, walking the (customer_id, id DESC) index.
  */
 export async function customerHistoryPage(
   db: Queryable,
   query: { storeId: number; externalId: number; beforeId: number | null; take: number | null },
+  clubs?: { policy: ClubPolicy; now: Date },
 ): Promise<CustomerHistoryPage | undefined> {
+  const figures = clubs && clubFiguresSql(clubs.policy, clubs.now, "customer_id = c.id", 4);
   const { rows } = await db.query<PageRow>(
     `SELECT c.id AS customer_id, c.balance, c.pending_points AS customer_pending,
-            c.club_id AS held_club_id, c.club_kept_until AS held_kept_until, t.*
+            c.club_id AS held_club_id, c.club_kept_until AS held_kept_until,
+            ${figures ? "f.current AS figures_current, f.oldest AS figures_oldest, f.previous AS figures_previous," : ""}
+            t.*
      FROM customers c
+     ${figures ? `CROSS JOIN LATERAL (SELECT ${figures.columns} FROM ${figures.from}) f` : ""}
      LEFT JOIN LATERAL (
        SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
               o.external_reference AS order_external_reference, rc.reward_id,
@@ -76,7 +88,7 @@ export async function customerHistoryPage(
      ) t ON true
      WHERE c.store_id = $1 AND c.external_id = $2
      ORDER BY t.id DESC`,
-    [query.storeId, query.externalId, query.beforeId, query.take],
+    [query.storeId, query.externalId, query.beforeId, query.take, ...(figures?.values ?? [])],
   );
   const first = rows[0];
   if (!first) return undefined;
@@ -94,9 +106,19 @@ export async function customerHistoryPage(
         customer_pending: _pending,
         held_club_id: _club,
         held_kept_until: _kept,
+        figures_current: _current,
+        figures_oldest: _oldest,
+        figures_previous: _previous,
         ...row
       }) => (row.id === null ? [] : [row]),
     ),
+    ...(figures && {
+      figures: clubFiguresOf({
+        current: first.figures_current ?? 0,
+        oldest: first.figures_oldest ?? null,
+        previous: first.figures_previous ?? 0,
+      }),
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../clock.js";
-import { clubFigures, earnedLast12Months, NO_FIGURES } from "../points/club-reviews.js";
+import { earnedLast12Months, NO_FIGURES } from "../points/club-reviews.js";
 import { clubStanding, periodStart, type Club } from "../points/clubs.js";
 import { DEFAULT_CLUB_POLICY } from "@loyalty/shared-types";
 import { listClubs } from "../points/points.repository.js";
@@ -81,10 +81,15 @@ export class CustomersService {
   ): Promise<CustomerHistory> {
     const now = this.clock();
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
-    const [cachedClubs, cachedSettings, found] = await Promise.all([
+    const [cachedClubs, cachedSettings] = await Promise.all([
       this.storefront.section(store.domain, this.clubs),
       this.storefront.section(store.domain, this.settings),
-      customerHistoryPage(this.pool, {
+    ]);
+    const policy = cachedSettings?.value.clubs ?? DEFAULT_CLUB_POLICY;
+    // The page and the club figures in one statement: both are on every account page.
+    const found = await customerHistoryPage(
+      this.pool,
+      {
         storeId: store.id,
         externalId,
         beforeId: beforeId ?? null,
@@ -92,15 +97,21 @@ export class CustomersService {
         // than starting over) cannot keep a client paging forever, and this operation has no
         // error to answer with: the page is empty, the balance and club are still given.
         take: beforeId === undefined ? 0 : pageFetchSize(page.limit),
-      }),
-    ]);
-    const policy = cachedSettings?.value.clubs ?? DEFAULT_CLUB_POLICY;
+      },
+      { policy, now },
+    );
+    const figures = found?.figures ?? NO_FIGURES;
     const ids = found ? [found.customer.id] : [];
-    const figured = await clubFigures(this.pool, policy, ids, now);
-    const figures = (found && figured.get(found.customer.id)) ?? NO_FIGURES;
     const earned = found
-      ? ((await earnedLast12Months(this.pool, policy, figured, ids, now)).get(found.customer.id) ??
-        0)
+      ? ((
+          await earnedLast12Months(
+            this.pool,
+            policy,
+            new Map([[found.customer.id, figures]]),
+            ids,
+            now,
+          )
+        ).get(found.customer.id) ?? 0)
       : 0;
     const { club, next, keptUntil } = clubStanding(
       cachedClubs?.value ?? [],

@@ -20,11 +20,64 @@ import {
 import { listClubs } from "./points.repository.js";
 
 /**
- * The figures clubs are measured on, for some customers of one store: over the policy's period
- * up to now, and last calendar year when its club is kept this year. Points earned count the
- * ledger's earning kinds by when they were written; amount spent counts the customers'
- * processed orders by their date, less what refunds gave back.
+ * The SQL of the figures clubs are measured on, for the customers `customers` selects (a
+ * condition on `customer_id`): over the policy's period up to now, and last calendar year when
+ * its club is kept this year. Points earned count the ledger's earning kinds by when they were
+ * written; amount spent counts the customers' processed orders by their date, less what
+ * refunds gave back. Its own parameters follow the caller's first `offset`.
  */
+export function clubFiguresSql(
+  policy: ClubPolicy,
+  now: Date,
+  customers: string,
+  offset: number,
+): { columns: string; from: string; values: unknown[] } {
+  const $ = (n: number) => `$${offset + n}`;
+  const start = periodStart(policy.period, now);
+  const needsPreviousYear =
+    policy.period === "calendar-year" && policy.downgrade === "end-of-period";
+  const previous = previousYear(now);
+  const values = [start, needsPreviousYear, previous.start, previous.end];
+  if (policy.basis === "points-earned") {
+    return {
+      columns: `coalesce(sum(points) FILTER (WHERE ${$(1)}::timestamptz IS NULL OR created_at >= ${$(1)}), 0)::float8
+           AS current,
+         min(created_at) FILTER (WHERE ${$(1)}::timestamptz IS NULL OR created_at >= ${$(1)}) AS oldest,
+         coalesce(sum(points) FILTER (WHERE ${$(2)} AND created_at >= ${$(3)} AND created_at < ${$(4)}), 0)::float8
+           AS previous`,
+      from: `ledger_transactions
+       WHERE ${customers} AND kind = ANY (${$(5)}::text[])
+         AND (${$(1)}::timestamptz IS NULL OR created_at >= least(${$(1)}, CASE WHEN ${$(2)} THEN ${$(3)} END))`,
+      values: [...values, CLUB_EARNING_KINDS],
+    };
+  }
+  return {
+    columns: `coalesce(sum(order_amount_spent(payload) - amount_refunded)
+           FILTER (WHERE ${$(1)}::timestamptz IS NULL OR ordered_at >= ${$(1)}), 0)::float8 AS current,
+         min(ordered_at) FILTER (WHERE ${$(1)}::timestamptz IS NULL OR ordered_at >= ${$(1)}) AS oldest,
+         coalesce(sum(order_amount_spent(payload) - amount_refunded)
+           FILTER (WHERE ${$(2)} AND ordered_at >= ${$(3)} AND ordered_at < ${$(4)}), 0)::float8 AS previous`,
+    from: `orders
+       WHERE ${customers} AND status = 'processed'
+         AND (${$(1)}::timestamptz IS NULL OR ordered_at >= least(${$(1)}, CASE WHEN ${$(2)} THEN ${$(3)} END))`,
+    values,
+  };
+}
+
+/** The figures as a customer's read them (the columns of clubFiguresSql). */
+export function clubFiguresOf(row: {
+  current: number;
+  oldest: Date | null;
+  previous: number;
+}): ClubFigures {
+  return {
+    current: Math.max(0, row.current),
+    previousYear: Math.max(0, row.previous),
+    oldest: row.oldest,
+  };
+}
+
+/** The figures clubs are measured on (clubFiguresSql), for some customers of one store. */
 export async function clubFigures(
   db: Queryable,
   policy: ClubPolicy,
@@ -33,52 +86,19 @@ export async function clubFigures(
 ): Promise<Map<number, ClubFigures>> {
   const figures = new Map<number, ClubFigures>();
   if (customerIds.length === 0) return figures;
-  const start = periodStart(policy.period, now);
-  const needsPreviousYear =
-    policy.period === "calendar-year" && policy.downgrade === "end-of-period";
-  const previous = previousYear(now);
-  const sql =
-    policy.basis === "points-earned"
-      ? `SELECT customer_id,
-           coalesce(sum(points) FILTER (WHERE $2::timestamptz IS NULL OR created_at >= $2), 0)::float8
-             AS current,
-           min(created_at) FILTER (WHERE $2::timestamptz IS NULL OR created_at >= $2) AS oldest,
-           coalesce(sum(points) FILTER (WHERE $3 AND created_at >= $4 AND created_at < $5), 0)::float8
-             AS previous
-         FROM ledger_transactions
-         WHERE customer_id = ANY ($1::bigint[]) AND kind = ANY ($6::text[])
-           AND ($2::timestamptz IS NULL OR created_at >= least($2, CASE WHEN $3 THEN $4 END))
-         GROUP BY customer_id`
-      : `SELECT customer_id,
-           coalesce(sum(order_amount_spent(payload) - amount_refunded)
-             FILTER (WHERE $2::timestamptz IS NULL OR ordered_at >= $2), 0)::float8 AS current,
-           min(ordered_at) FILTER (WHERE $2::timestamptz IS NULL OR ordered_at >= $2) AS oldest,
-           coalesce(sum(order_amount_spent(payload) - amount_refunded)
-             FILTER (WHERE $3 AND ordered_at >= $4 AND ordered_at < $5), 0)::float8 AS previous
-         FROM orders
-         WHERE customer_id = ANY ($1::bigint[]) AND status = 'processed'
-           AND ($2::timestamptz IS NULL OR ordered_at >= least($2, CASE WHEN $3 THEN $4 END))
-         GROUP BY customer_id`;
+  const { columns, from, values } = clubFiguresSql(
+    policy,
+    now,
+    "customer_id = ANY ($1::bigint[])",
+    1,
+  );
   const { rows } = await db.query<{
     customer_id: number;
     current: number;
     oldest: Date | null;
     previous: number;
-  }>(sql, [
-    customerIds,
-    start,
-    needsPreviousYear,
-    previous.start,
-    previous.end,
-    ...(policy.basis === "points-earned" ? [CLUB_EARNING_KINDS] : []),
-  ]);
-  for (const row of rows) {
-    figures.set(row.customer_id, {
-      current: Math.max(0, row.current),
-      previousYear: Math.max(0, row.previous),
-      oldest: row.oldest,
-    });
-  }
+  }>(`SELECT customer_id, ${columns} FROM ${from} GROUP BY customer_id`, [customerIds, ...values]);
+  for (const row of rows) figures.set(row.customer_id, clubFiguresOf(row));
   return figures;
 }
 
