@@ -42,9 +42,9 @@ export interface AppendedEntry {
  * still held takes them back from the held lot first, so what the customer could spend is not
  * touched by points they could not spend.
  *
- * Locks: held lots first, then the customers' rows (by the UPDATE), as the release job does.
- * Callers that lock several customers lock them earlier in a stable order, so that two batches
- * never wait on each other.
+ * Locks: held lots first, then the customers' rows in (store, externalId) order, as the release
+ * job does and as every statement locking several customers does, so that two batches never
+ * wait on each other in a cycle.
  */
 export async function appendLedgerEntries(
   db: Queryable,
