@@ -64,7 +64,7 @@ export function clubFiguresSql(
   };
 }
 
-/** The figures as a customer's read them (the columns of clubFiguresSql). */
+/** A customer's figures, from a row of clubFiguresSql's columns (never below zero). */
 export function clubFiguresOf(row: {
   current: number;
   oldest: Date | null;
