@@ -256,3 +256,84 @@ it("answers the jobs of orders its own batch credited without asking the databas
     entries: 5,
   });
 });
+
+/** The process-order jobs still queued for these orders, and whether a worker holds each. */
+async function queuedJobs(orderIds: number[]) {
+  const { rows } = await app.context.pool.query<{ order_id: number; held: boolean }>(
+    `SELECT (j.payload->>'orderId')::bigint AS order_id, j.locked_at IS NOT NULL AS held
+     FROM graphile_worker._private_jobs j
+     JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+     WHERE t.identifier = 'process-order' AND (j.payload->>'orderId')::bigint = ANY ($1)
+     ORDER BY 1`,
+    [orderIds],
+  );
+  return rows.map((row) => ({ orderId: Number(row.order_id), held: row.held }));
+}
+
+async function pendingOrderIds(storeId: number): Promise<number[]> {
+  const { rows } = await app.context.pool.query<{ id: number }>(
+    `SELECT id FROM orders WHERE store_id = $1 ORDER BY id`,
+    [storeId],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+it("takes the jobs of the orders a batch credited off the queue, but those a worker holds", async () => {
+  const s = await storeWithKey(app, "https://dequeued.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  for (let id = 1; id <= 5; id++) {
+    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
+  }
+  const ids = await pendingOrderIds(s.store.id);
+  const [first, second] = ids as [number, number];
+  expect(await queuedJobs(ids)).toEqual(ids.map((orderId) => ({ orderId, held: false })));
+  // A worker holds the first order's job (it runs it) and has fetched the second's.
+  await app.context.pool.query(
+    `UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'a test worker'
+     WHERE (payload->>'orderId')::bigint = ANY ($1)`,
+    [[first, second]],
+  );
+  try {
+    expect(await app.context.services.orders.processOrder(first)).toBe(5);
+    // The others' jobs would only find their orders processed: no worker runs them.
+    expect(await queuedJobs(ids)).toEqual([
+      { orderId: first, held: true },
+      { orderId: second, held: true },
+    ]);
+  } finally {
+    await app.context.pool.query(
+      `DELETE FROM graphile_worker._private_jobs WHERE (payload->>'orderId')::bigint = ANY ($1)`,
+      [ids],
+    );
+  }
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 250,
+    ledger: 250,
+    entries: 5,
+  });
+});
+
+it("leaves every job of a batch that failed in the queue, with its order pending", async () => {
+  const s = await storeWithKey(app, "https://rolled-back.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  for (let id = 1; id <= 3; id++) {
+    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
+  }
+  // A row no registration could write (no customer in its payload): it fails the batch.
+  await app.context.pool.query(
+    `INSERT INTO orders (store_id, external_id, customer_external_id, currency, ordered_at, payload)
+     VALUES ($1, 'broken', 7, 'EUR', now(), '{}')`,
+    [s.store.id],
+  );
+  const ids = await pendingOrderIds(s.store.id);
+  const registered = ids.slice(0, 3);
+  await expect(app.context.services.orders.processOrder(registered[0] as number)).rejects.toThrow();
+  expect(await queuedJobs(registered)).toEqual(
+    registered.map((orderId) => ({ orderId, held: false })),
+  );
+  for (const id of ["1", "2", "3"]) expect(await orderStatus(s.store.id, id)).toBe("pending");
+  await app.context.pool.query(
+    `DELETE FROM graphile_worker._private_jobs WHERE (payload->>'orderId')::bigint = ANY ($1)`,
+    [registered],
+  );
+});

@@ -71,6 +71,14 @@ export interface NewOrder {
 const processOrderJob = jobSql("process-order", { orderId: "id" });
 
 /**
+ * What an order's processing job is keyed by: this and the order's id. Keyed, a batch that
+ * credits the order deletes the job in the same transaction (markOrdersProcessed), so that
+ * under load a worker runs about one job per batch rather than one per order: a job's own
+ * fetch and completion cost about what a batch spends crediting an order.
+ */
+const ORDER_JOB_KEY = "process-order:";
+
+/**
  * Stores orders and enqueues their processing in one statement (so one transaction): each
  * order and its job, or neither. A known order (same store and identifier) stores and enqueues
  * nothing; concurrent registrations of one order wait on the unique index and all but one find
@@ -103,7 +111,7 @@ export async function registerOrders(
        RETURNING id, store_id, external_id, status, received_at
      ), jobs AS (
        SELECT graphile_worker.add_jobs(array_agg(
-         ROW($8::text, ${processOrderJob.payload}, NULL, NULL, NULL, NULL, NULL,
+         ROW($8::text, ${processOrderJob.payload}, NULL, NULL, NULL, $9::text || id, NULL,
              NULL)::graphile_worker.job_spec ORDER BY id))
        FROM inserted HAVING count(*) > 0
      )
@@ -121,6 +129,7 @@ export async function registerOrders(
       orders.map((o) => o.payload.orderedAt ?? null),
       payloads,
       processOrderJob.task,
+      ORDER_JOB_KEY,
     ],
   );
   const results: (Registration | undefined)[] = orders.map(() => undefined);
@@ -333,17 +342,28 @@ export async function markOrdersProcessed(
   db: Queryable,
   orders: readonly { id: number; customerId: number; points: number; snapshot: EarnSnapshot }[],
 ): Promise<void> {
+  // Their jobs are done with them: deleted here, unless a worker holds one already (it runs,
+  // and finds its order processed). complete_jobs deletes only the jobs no worker has locked,
+  // and sends no notification; if the transaction rolls back, the jobs stay with the orders.
   await db.query(
-    `UPDATE orders o SET status = 'processed', customer_id = u.customer_id,
-       points_earned = u.points, rule_snapshot = u.snapshot, processed_at = now()
-     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::jsonb[])
-       AS u(id, customer_id, points, snapshot)
-     WHERE o.id = u.id`,
+    `WITH processed AS (
+       UPDATE orders o SET status = 'processed', customer_id = u.customer_id,
+         points_earned = u.points, rule_snapshot = u.snapshot, processed_at = now()
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::jsonb[])
+         AS u(id, customer_id, points, snapshot)
+       WHERE o.id = u.id
+       RETURNING o.id
+     )
+     SELECT count(*) FROM graphile_worker.complete_jobs(ARRAY(
+       SELECT j.id FROM graphile_worker.jobs j
+       WHERE j.key = ANY(ARRAY(SELECT $5::text || id FROM processed))
+     ))`,
     [
       orders.map((o) => o.id),
       orders.map((o) => o.customerId),
       orders.map((o) => o.points),
       orders.map((o) => JSON.stringify(o.snapshot)),
+      ORDER_JOB_KEY,
     ],
   );
 }

@@ -95,11 +95,11 @@ export class OrdersService {
   private readonly refunds: Batcher<NewRefund, RefundReceipt>;
   /**
    * Orders this process's batches credited lately (oldest first), and those a batch of it is
-   * crediting now, with whether it committed. An order once credited stays processed: under
-   * load, most jobs are for orders another job of the same worker took into its batch, and
-   * they end here without a query, or after that batch, rather than each reading the order's
-   * status (or waiting on its lock) in PostgreSQL: the job queue's own work is the ceiling of
-   * a worker's throughput (`pnpm bench` measures both).
+   * crediting now, with whether it committed. An order once credited stays processed. A batch
+   * takes its orders' jobs off the queue, but not those a worker had fetched already (its
+   * local queue holds up to a hundred): under load, many of those are for orders another job
+   * of the same worker took into its batch, and they end here without a query, or after that
+   * batch, rather than each reading the order's status (or waiting on its lock) in PostgreSQL.
    */
   private readonly credited = new Set<number>();
   private readonly crediting = new Map<number, Promise<boolean>>();
