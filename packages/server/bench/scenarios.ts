@@ -554,16 +554,22 @@ export async function pendingOrders(pool: pg.Pool): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** Waits until every order is processed and the job queue is empty (refunds, webhooks too). */
+/**
+ * Waits until every order is processed and the job queue is empty (refunds, webhooks too).
+ * Asked every 20 ms while workers drain, and timed: whether a row is left, not how many (two
+ * counts over thousands of rows took the database 5 to 8 ms of CPU each time, a sixth of a
+ * core taken from the worker being measured).
+ */
 export async function drain(pool: pg.Pool, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const queued = async () => {
-    const { rows } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM graphile_worker.jobs`,
+  const busy = async () => {
+    const { rows } = await pool.query<{ busy: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM orders WHERE status = 'pending')
+           OR EXISTS (SELECT 1 FROM graphile_worker.jobs) AS busy`,
     );
-    return rows[0]?.n ?? 0;
+    return rows[0]?.busy ?? false;
   };
-  while ((await pendingOrders(pool)) > 0 || (await queued()) > 0) {
+  while (await busy()) {
     if (Date.now() > deadline) throw new Error("orders still pending");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
