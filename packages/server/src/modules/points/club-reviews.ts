@@ -77,7 +77,13 @@ export function clubFiguresOf(row: {
   };
 }
 
-/** The figures clubs are measured on (clubFiguresSql), for some customers of one store. */
+/**
+ * The figures clubs are measured on (clubFiguresSql), for some customers of one store: each
+ * customer's own rows, by the customer's index, whatever the table's size. As one scan of
+ * `customer_id = ANY (...)` grouped by customer, PostgreSQL planned a scan of the whole ledger
+ * on a store of a few thousand customers, and a crediting batch paid it every 200 orders: 6.5 ms
+ * for 200 customers of a 20,000-entry ledger, against 1.2 to 2.0 ms this way (either plan).
+ */
 export async function clubFigures(
   db: Queryable,
   policy: ClubPolicy,
@@ -86,18 +92,18 @@ export async function clubFigures(
 ): Promise<Map<number, ClubFigures>> {
   const figures = new Map<number, ClubFigures>();
   if (customerIds.length === 0) return figures;
-  const { columns, from, values } = clubFiguresSql(
-    policy,
-    now,
-    "customer_id = ANY ($1::bigint[])",
-    1,
-  );
+  const { columns, from, values } = clubFiguresSql(policy, now, "customer_id = c.id", 1);
   const { rows } = await db.query<{
     customer_id: number;
     current: number;
     oldest: Date | null;
     previous: number;
-  }>(`SELECT customer_id, ${columns} FROM ${from} GROUP BY customer_id`, [customerIds, ...values]);
+  }>(
+    `SELECT c.id AS customer_id, f.*
+     FROM unnest($1::bigint[]) AS c(id)
+     CROSS JOIN LATERAL (SELECT ${columns} FROM ${from}) f`,
+    [customerIds, ...values],
+  );
   for (const row of rows) figures.set(row.customer_id, clubFiguresOf(row));
   return figures;
 }
