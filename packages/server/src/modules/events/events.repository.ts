@@ -62,13 +62,15 @@ export async function recordEvents(
   await db.query(
     `WITH new_events AS (
        SELECT $1::bigint AS store_id, e.type, e.payload, e.position
-       FROM unnest($2::text[], $3::jsonb[]) WITH ORDINALITY AS e(type, payload, position)
-     ), ${outboxCtes("new_events", 4, 5)}
+       -- One JSON array, not a jsonb[]: node-postgres escapes every quote of every element of
+       -- an array parameter.
+       FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (type text, payload jsonb))
+         WITH ORDINALITY AS e(type, payload, position)
+     ), ${outboxCtes("new_events", 3, 4)}
      SELECT count(*) FROM jobs`,
     [
       storeId,
-      events.map((event) => event.type),
-      events.map((event) => JSON.stringify(event.data)),
+      JSON.stringify(events.map((event) => ({ type: event.type, payload: event.data }))),
       outboxJobTask,
       background ? BACKGROUND_PRIORITY : 0,
     ],

@@ -95,9 +95,14 @@ export async function registerOrders(
     received_at: Date;
   }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[],
-                            $6::timestamptz[], $7::jsonb[])
-         WITH ORDINALITY AS i(store_id, external_id, external_reference, customer_external_id,
+       -- The payloads as one JSON array, not a jsonb[]: node-postgres escapes every quote of
+       -- every element of an array parameter, a third of a registration's parameter work.
+       SELECT store_id, external_id, external_reference, customer_external_id, currency,
+              ordered_at, payload, position
+       FROM ROWS FROM (
+         unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::timestamptz[]),
+         jsonb_array_elements($7::jsonb)
+       ) WITH ORDINALITY AS i(store_id, external_id, external_reference, customer_external_id,
                               currency, ordered_at, payload, position)
      ), inserted AS (
        INSERT INTO orders (store_id, external_id, external_reference, customer_external_id,
@@ -127,7 +132,7 @@ export async function registerOrders(
       orders.map((o) => o.payload.customer.externalId),
       orders.map((o) => o.payload.currency),
       orders.map((o) => o.payload.orderedAt ?? null),
-      payloads,
+      `[${payloads.join(",")}]`,
       processOrderJob.task,
       ORDER_JOB_KEY,
     ],
@@ -208,9 +213,12 @@ export async function declareRefunds(
 ): Promise<RefundReceipt[]> {
   const { rows } = await db.query<{ position: number; received_at: Date; order_known: boolean }>(
     `WITH input AS (
-       SELECT i.*, o.id AS order_id
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
-         WITH ORDINALITY AS i(store_id, order_external_id, status, credit_note_id, payload, position)
+       SELECT i.store_id, i.order_external_id, i.status, i.credit_note_id,
+              i.payload, i.position, o.id AS order_id
+       -- The declarations as one JSON array (see registerOrders).
+       FROM ROWS FROM (
+         unnest($1::bigint[], $2::text[], $3::text[], $4::text[]), jsonb_array_elements($5::jsonb)
+       ) WITH ORDINALITY AS i(store_id, order_external_id, status, credit_note_id, payload, position)
        LEFT JOIN orders o ON o.store_id = i.store_id AND o.external_id = i.order_external_id
      ), inserted AS (
        INSERT INTO refunds (store_id, order_external_id, order_id, status, credit_note_id, payload)
@@ -232,7 +240,7 @@ export async function declareRefunds(
       refunds.map((r) => r.orderExternalId),
       refunds.map((r) => r.status),
       refunds.map((r) => r.creditNoteId),
-      refunds.map((r) => JSON.stringify(r.declaration)),
+      JSON.stringify(refunds.map((r) => r.declaration)),
       processRefundJob.task,
     ],
   );
@@ -349,20 +357,25 @@ export async function markOrdersProcessed(
     `WITH processed AS (
        UPDATE orders o SET status = 'processed', customer_id = u.customer_id,
          points_earned = u.points, rule_snapshot = u.snapshot, processed_at = now()
-       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::jsonb[])
-         AS u(id, customer_id, points, snapshot)
+       -- One JSON array (see registerOrders): the snapshots are JSON themselves.
+       FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, customer_id bigint, points bigint,
+                                            snapshot jsonb)
        WHERE o.id = u.id
        RETURNING o.id
      )
      SELECT count(*) FROM graphile_worker.complete_jobs(ARRAY(
        SELECT j.id FROM graphile_worker.jobs j
-       WHERE j.key = ANY(ARRAY(SELECT $5::text || id FROM processed))
+       WHERE j.key = ANY(ARRAY(SELECT $2::text || id FROM processed))
      ))`,
     [
-      orders.map((o) => o.id),
-      orders.map((o) => o.customerId),
-      orders.map((o) => o.points),
-      orders.map((o) => JSON.stringify(o.snapshot)),
+      JSON.stringify(
+        orders.map((o) => ({
+          id: o.id,
+          customer_id: o.customerId,
+          points: o.points,
+          snapshot: o.snapshot,
+        })),
+      ),
       ORDER_JOB_KEY,
     ],
   );
