@@ -601,9 +601,10 @@ before, though most found their order credited: now about 1,300 jobs run for 12,
 1,359 and 1,378 orders/s before (0.36x and 0.31x the no-op jobs), 1,975 to 2,346 after (0.42x
 to 0.54x, seven runs). Registration did not move (\`BENCH_ONLY=writes\`, alternated: 620 and
 627 requests a second before, 686 and 637 after; with an Idempotency-Key 444 and 448, 501 and
-438). The drain's timing itself asked the database for two counts over the queue every 20 ms
-(3 to 4.5 ms of its CPU each time) and the no-op jobs' for one: both now ask whether a row is
-left (0.15 and 0.8 ms), and the worker's figure read 0.53x and 0.54x after.
+438). The drain's timing itself counted, every 20 ms, the waiting orders (2.9 to 3.7 ms of the
+database's CPU each time) and the queued jobs; the no-op jobs' timing counted its jobs (3.8 to
+4.5 ms). Both now ask whether a row is left (0.15 and 0.8 ms), and the worker's figure read
+0.53x and 0.54x after.
 
 Where a batch's time goes now, with one job at a time (\`WORKER_CONCURRENCY=1\`, so that the
 statements do not wait on each other; pg_stat_statements with \`track = all\`), for 200 orders:

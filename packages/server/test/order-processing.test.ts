@@ -319,21 +319,26 @@ it("leaves every job of a batch that failed in the queue, with its order pending
   for (let id = 1; id <= 3; id++) {
     expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
   }
-  // A row no registration could write (no customer in its payload): it fails the batch.
-  await app.context.pool.query(
-    `INSERT INTO orders (store_id, external_id, customer_external_id, currency, ordered_at, payload)
-     VALUES ($1, 'broken', 7, 'EUR', now(), '{}')`,
-    [s.store.id],
-  );
   const ids = await pendingOrderIds(s.store.id);
-  const registered = ids.slice(0, 3);
-  await expect(app.context.services.orders.processOrder(registered[0] as number)).rejects.toThrow();
-  expect(await queuedJobs(registered)).toEqual(
-    registered.map((orderId) => ({ orderId, held: false })),
-  );
-  for (const id of ["1", "2", "3"]) expect(await orderStatus(s.store.id, id)).toBe("pending");
+  // The batch fails at its events, after its orders were marked processed and their jobs
+  // taken off the queue: all of that must roll back with it.
   await app.context.pool.query(
-    `DELETE FROM graphile_worker._private_jobs WHERE (payload->>'orderId')::bigint = ANY ($1)`,
-    [registered],
+    `CREATE FUNCTION refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION 'events refused'; END $$;
+     CREATE TRIGGER refuse_events BEFORE INSERT ON outbox_events FOR EACH ROW
+       WHEN (NEW.store_id = ${Number(s.store.id)}) EXECUTE FUNCTION refuse_events();`,
   );
+  try {
+    await expect(app.context.services.orders.processOrder(ids[0] as number)).rejects.toThrow(
+      /events refused/,
+    );
+    expect(await queuedJobs(ids)).toEqual(ids.map((orderId) => ({ orderId, held: false })));
+    for (const id of ["1", "2", "3"]) expect(await orderStatus(s.store.id, id)).toBe("pending");
+  } finally {
+    await app.context.pool.query(
+      `DROP TRIGGER refuse_events ON outbox_events; DROP FUNCTION refuse_events();
+       DELETE FROM graphile_worker._private_jobs
+       WHERE (payload->>'orderId')::bigint = ANY ('{${ids.join(",")}}'::bigint[]);`,
+    );
+  }
 });

@@ -22,8 +22,9 @@ import { failingForGood } from "./task.js";
 /**
  * How the job queue runs jobs in every worker process, apart from the process's own settings:
  * under load, fetch and complete jobs by the hundred rather than one query each (an order's
- * job is often a no-op once another job has credited it in a batch). Jobs held in a local
- * queue or awaiting completion may run again after a crash: every task is idempotent.
+ * job fetched before another job's batch credited its order is a no-op; the batch takes the
+ * jobs no worker holds off the queue, so the local queue's size bounds those). Jobs held in a
+ * local queue or awaiting completion may run again after a crash: every task is idempotent.
  * `pnpm bench` measures a no-op job under the same settings, the yardstick of order processing.
  */
 export const QUEUE_SETTINGS = {

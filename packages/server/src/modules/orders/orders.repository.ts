@@ -76,7 +76,7 @@ const processOrderJob = jobSql("process-order", { orderId: "id" });
  * under load a worker runs about one job per batch rather than one per order: a job's own
  * fetch and completion cost about what a batch spends crediting an order.
  */
-const ORDER_JOB_KEY = "process-order:";
+const ORDER_JOB_KEY = `${processOrderJob.task}:`;
 
 /**
  * Stores orders and enqueues their processing in one statement (so one transaction): each
@@ -96,7 +96,7 @@ export async function registerOrders(
   }>(
     `WITH input AS (
        -- The payloads as one JSON array, not a jsonb[]: node-postgres escapes every quote of
-       -- every element of an array parameter, a third of a registration's parameter work.
+       -- every element of an array parameter, and PostgreSQL parses the escaped array first.
        SELECT store_id, external_id, external_reference, customer_external_id, currency,
               ordered_at, payload, position
        FROM ROWS FROM (
@@ -288,7 +288,8 @@ export async function lockOrderByExternalId(
 
 /**
  * Other pending orders of the store that no one else is processing, to process in the same
- * transaction: under load one job credits many orders, and their own jobs find them done.
+ * transaction: under load one job credits many orders, and takes their jobs off the queue
+ * (markOrdersProcessed); those a worker had fetched already find their orders done.
  */
 export async function lockPendingOrders(
   db: Queryable,

@@ -194,8 +194,9 @@ export class OrdersService {
     const batch = this.crediting.get(orderId);
     // A batch that failed credited nothing: the job looks for itself.
     if (batch && (await batch)) return 0;
-    // Most jobs under load find their order credited by another job's batch (of another
-    // worker, here): say so in one query, without opening a transaction.
+    // A job another worker had fetched before that worker's batch credited its order (the
+    // batch takes off the queue only the jobs no worker holds): say so in one query, without
+    // opening a transaction.
     if ((await orderStatus(this.pool, orderId)) !== "pending") return 0;
     let settle: (committed: boolean) => void = () => {};
     const committed = new Promise<boolean>((resolve) => (settle = resolve));
