@@ -43,6 +43,23 @@ async function orderStatus(storeId: number, externalId: string) {
   return rows[0]?.status;
 }
 
+/**
+ * A store earning a point per unit spent, with `count` orders registered (1, 2, ...) and
+ * pending: the store and its orders' ids, in order.
+ */
+async function storeWithPendingOrders(domain: string, count: number) {
+  const s = await storeWithKey(app, domain);
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  for (let id = 1; id <= count; id++) {
+    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
+  }
+  const { rows } = await app.context.pool.query<{ id: number }>(
+    `SELECT id FROM orders WHERE store_id = $1 ORDER BY id`,
+    [s.store.id],
+  );
+  return { s, ids: rows.map((row) => Number(row.id)) };
+}
+
 it("applies credit notes that arrived before their order was processed, in order, once", async () => {
   const s = await storeWithKey(app, "https://early.example");
   await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
@@ -223,16 +240,8 @@ it("keeps an order that always fails out of other orders' batches, and credits t
 });
 
 it("answers the jobs of orders its own batch credited without asking the database", async () => {
-  const s = await storeWithKey(app, "https://batched.example");
-  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
-  for (let id = 1; id <= 5; id++) {
-    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
-  }
-  const { rows } = await app.context.pool.query<{ id: number }>(
-    `SELECT id FROM orders WHERE store_id = $1 ORDER BY id`,
-    [s.store.id],
-  );
-  const [first, ...others] = rows.map((row) => row.id);
+  const { s, ids } = await storeWithPendingOrders("https://batched.example", 5);
+  const [first, ...others] = ids;
   const { orders } = app.context.services;
   // The first order's job takes every pending order of the store into its batch.
   expect(await orders.processOrder(first as number)).toBe(5);
@@ -270,21 +279,8 @@ async function queuedJobs(orderIds: number[]) {
   return rows.map((row) => ({ orderId: Number(row.order_id), held: row.held }));
 }
 
-async function pendingOrderIds(storeId: number): Promise<number[]> {
-  const { rows } = await app.context.pool.query<{ id: number }>(
-    `SELECT id FROM orders WHERE store_id = $1 ORDER BY id`,
-    [storeId],
-  );
-  return rows.map((row) => Number(row.id));
-}
-
 it("takes the jobs of the orders a batch credited off the queue, but those a worker holds", async () => {
-  const s = await storeWithKey(app, "https://dequeued.example");
-  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
-  for (let id = 1; id <= 5; id++) {
-    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
-  }
-  const ids = await pendingOrderIds(s.store.id);
+  const { s, ids } = await storeWithPendingOrders("https://dequeued.example", 5);
   const [first, second] = ids as [number, number];
   expect(await queuedJobs(ids)).toEqual(ids.map((orderId) => ({ orderId, held: false })));
   // A worker holds the first order's job (it runs it) and has fetched the second's.
@@ -314,12 +310,7 @@ it("takes the jobs of the orders a batch credited off the queue, but those a wor
 });
 
 it("leaves every job of a batch that failed in the queue, with its order pending", async () => {
-  const s = await storeWithKey(app, "https://rolled-back.example");
-  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
-  for (let id = 1; id <= 3; id++) {
-    expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
-  }
-  const ids = await pendingOrderIds(s.store.id);
+  const { s, ids } = await storeWithPendingOrders("https://rolled-back.example", 3);
   // The batch fails at its events, after its orders were marked processed and their jobs
   // taken off the queue: all of that must roll back with it.
   await app.context.pool.query(
