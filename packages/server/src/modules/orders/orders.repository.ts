@@ -73,8 +73,8 @@ const processOrderJob = jobSql("process-order", { orderId: "id" });
 /**
  * What an order's processing job is keyed by: this and the order's id. Keyed, a batch that
  * credits the order deletes the job in the same transaction (markOrdersProcessed), so that
- * under load a worker runs about one job per batch rather than one per order: a job's own
- * fetch and completion cost about what a batch spends crediting an order.
+ * under load a worker runs about one job for every nine orders rather than one per order: a
+ * job's own fetch and completion cost about half what a batch spends crediting an order.
  */
 const ORDER_JOB_KEY = `${processOrderJob.task}:`;
 
