@@ -625,6 +625,18 @@ that cost grew with the ledger. And the statements' JSON rows (registrations, re
 declarations, events, a batch's processed orders) go as one jsonb array rather than an array of
 JSON texts, which node-postgres escaped quote by quote: one statement of 400 events took 7.7 to
 10.4 ms before, of which 4.5 ms of the client's CPU, and 4.8 to 5.8 ms after (1.9 to 2.1 ms).
+
+Earning lots lost their four foreign keys (2026-11-28): each re-checked, as a query of its own
+per row, what the ledger entry written by the same statement had just checked, and a table with
+any foreign key queues every row it writes for an after-trigger. Read with
+\`pnpm bench:worker-variants\` (bench/worker-variants.ts), which registers one backlog of 20,000
+orders and drains copies of it under each variant in turn, after a drain not counted: this
+benchmark's worker figure moved by more between two runs than most changes move it. Medians of
+five drains each: 4,503 orders/s with the lots' keys, 4,829 without; a second run, 4,358 with
+and 4,624 without (0.94x). The same tool sized what is left: the ledger's, the events' and the
+orders' keys to customers and stores about 1.12x, the row trigger that keeps the overview's
+member and points totals (\`customer_totals_changed\`) about 1.11x, dropping every key of the
+hot tables 1.14x to 1.18x. Those it tried, not changed.
 `;
 
 /** How the server's memory was brought under issue 22's 200 MiB, kept as the report is written anew. */

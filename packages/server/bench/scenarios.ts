@@ -578,7 +578,8 @@ export async function drain(pool: pg.Pool, timeoutMs = 120_000): Promise<void> {
 /**
  * What a store's orders must show once the queue is drained, whatever else the run did: each
  * figure 0. Jobs run at least once and clients retry; this is each order still processed and
- * credited exactly once, every balance the sum of its ledger, and no job failed.
+ * credited exactly once, every balance the sum of its ledger, every earning lot its ledger
+ * entry's, and no job failed.
  */
 export async function creditChecks(
   pool: pg.Pool,
@@ -596,6 +597,11 @@ export async function creditChecks(
        (SELECT count(*) FROM customers c WHERE c.store_id = $1 AND c.balance <>
           (SELECT coalesce(sum(points), 0) FROM ledger_transactions l WHERE l.customer_id = c.id))
          AS "customers whose balance is not their ledger's sum",
+       (SELECT count(*) FROM earning_lots l
+        LEFT JOIN ledger_transactions t ON t.id = l.ledger_id
+        WHERE l.store_id = $1 AND (t.id IS NULL OR t.points <= 0 OR t.store_id <> l.store_id
+          OR t.customer_id <> l.customer_id OR t.order_id IS DISTINCT FROM l.order_id))
+         AS "earning lots unlike their ledger entry",
        (SELECT count(*) FROM orders o
         LEFT JOIN (
           SELECT payload->'order'->>'externalId' AS external_id,

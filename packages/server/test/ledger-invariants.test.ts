@@ -124,6 +124,16 @@ async function checkInvariants(s: Shop) {
   // No point consumed twice: what left the lots is exactly what was spent or expired (refunds
   // give their own order's points back).
   expect(figures.lots - figures.balance).toBe(figures.spent + figures.expired);
+  // Every lot is its credit's entry, of the same store, customer and order (no foreign key
+  // checks it: the statement that writes the entry writes the lot).
+  const unlike = await one<{ lots: number }>(
+    `SELECT count(*)::int AS lots FROM earning_lots l
+     LEFT JOIN ledger_transactions t ON t.id = l.ledger_id
+     WHERE l.store_id = $1 AND (t.id IS NULL OR t.points <= 0 OR t.store_id <> l.store_id
+       OR t.customer_id <> l.customer_id OR t.order_id IS DISTINCT FROM l.order_id)`,
+    [s.store.id],
+  );
+  expect(unlike.lots).toBe(0);
   const history = await flows.history(s);
   expect(history.balance).toBe(figures.balance);
   expect(history.availablePoints + history.pendingPoints).toBe(history.balance);
