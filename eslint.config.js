@@ -4,7 +4,9 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "**/coverage/**", "**/.data/**"] },
+  {
+    ignores: ["**/dist/**", "**/dist-*/**", "**/node_modules/**", "**/coverage/**", "**/.data/**"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -8,7 +8,15 @@ import type pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.js";
 import { openRuntime } from "../src/runtime.js";
-import { benchDatabase, percentile, SERVER_READY, serverEnv, start, stop } from "./support.js";
+import {
+  benchDatabase,
+  checkpoint,
+  percentile,
+  SERVER_READY,
+  serverEnv,
+  start,
+  stop,
+} from "./support.js";
 
 /**
  * `pnpm bench:jobs` (and the end of `pnpm bench`): the programme's batch jobs on a large store.
@@ -123,11 +131,7 @@ async function generate(pool: pg.Pool, storeId: number): Promise<void> {
   // A store's data of past months has long been vacuumed, and written out by checkpoints:
   // neither is left to run under the baseline or the jobs measured next.
   await pool.query(`VACUUM (ANALYZE)`);
-  await pool.query(`CHECKPOINT`).catch((error: unknown) => {
-    // Not a superuser (nor pg_checkpoint) on DATABASE_URL's server: its own checkpoints will do.
-    if ((error as { code?: string }).code !== "42501") throw error;
-    process.stdout.write("CHECKPOINT not permitted: the baseline may run under one\n");
-  });
+  await checkpoint(pool, (message) => process.stdout.write(`${message}\n`));
 }
 
 /** Sends GET `url` RATE times a second until `until` resolves; the latencies, in ms. */

@@ -427,6 +427,9 @@ export function registrationRequests(
 /** The customers the registration floods credit, in turn: the history's customer among them. */
 export const floodCustomer = (id: number) => 1 + (id % 1000);
 
+/** The customers of the worker's backlog: 5,000 of their own, each with several orders. */
+export const backlogCustomer = (id: number) => 10_000 + (id % 5000);
+
 /** Partial refunds of the orders registered so far, in turn. */
 export function refundRequests({ base, store }: Target, orders: OrderNumbers): autocannon.Options {
   const registered = orders.taken;
@@ -599,7 +602,8 @@ export async function creditChecks(
          AS "customers whose balance is not their ledger's sum",
        (SELECT count(*) FROM earning_lots l
         LEFT JOIN ledger_transactions t ON t.id = l.ledger_id
-        WHERE l.store_id = $1 AND (t.id IS NULL OR t.points <= 0 OR t.store_id <> l.store_id
+        WHERE $1 IN (l.store_id, t.store_id)
+          AND (t.id IS NULL OR t.points <= 0 OR l.points > t.points OR t.store_id <> l.store_id
           OR t.customer_id <> l.customer_id OR t.order_id IS DISTINCT FROM l.order_id))
          AS "earning lots unlike their ledger entry",
        (SELECT count(*) FROM orders o

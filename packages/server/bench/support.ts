@@ -36,10 +36,13 @@ let checkedBuild = false;
 
 /**
  * A process's command line: `src/<name>.ts` is the build's `dist/<name>.js`, unless the run is
- * from the sources. A build older than the sources would measure other code: refused.
+ * from the sources; a `.js` file runs as it is. A build older than the sources would measure other code: refused.
  */
 function entryArguments(args: string[]): string[] {
   const [entry, ...rest] = args;
+  // A build given by its file (another build than dist/, bench/worker-variants.ts) runs as
+  // operators run it: without tsx's loader, its packages as built.
+  if (entry?.endsWith(".js")) return args;
   const match = entry === undefined ? null : /^src\/(.+)\.ts$/.exec(entry);
   if (FROM_SOURCE || !match) return [...NODE_ARGS, ...args];
   const built = path.join(PACKAGE_DIR, "dist", `${match[1]}.js`);
@@ -204,4 +207,19 @@ export async function writeSection(heading: string, section: string): Promise<vo
     ? text.replace(kept, () => `${section}${kept.endsWith("\n\n") ? "\n" : ""}`)
     : `${text}${text.endsWith("\n") ? "" : "\n"}\n${section}`;
   await writeFile(file, updated);
+}
+
+/**
+ * Writes out what is dirty in shared buffers, so that no checkpoint runs under what is measured
+ * next. Not a superuser (nor pg_checkpoint) on DATABASE_URL's server: its own checkpoints will
+ * do, and `say` tells so.
+ */
+export async function checkpoint(
+  db: { query(sql: string): Promise<unknown> },
+  say: (message: string) => void,
+): Promise<void> {
+  await db.query("CHECKPOINT").catch((error: unknown) => {
+    if ((error as { code?: string }).code !== "42501") throw error;
+    say("CHECKPOINT not permitted: one may run under what is measured next");
+  });
 }

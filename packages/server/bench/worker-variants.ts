@@ -9,6 +9,8 @@ import { loadConfig } from "../src/config.js";
 import { openRuntime } from "../src/runtime.js";
 import {
   addClaimers,
+  backlogCustomer,
+  creditChecks,
   drain,
   OrderNumbers,
   pendingOrders,
@@ -17,7 +19,7 @@ import {
 } from "./scenarios.js";
 import {
   benchDatabase,
-  PACKAGE_DIR,
+  checkpoint,
   percentile,
   SERVER_READY,
   serverEnv,
@@ -38,11 +40,16 @@ import {
  *
  * A variant is a name, alone for the code and schema as they are, or with a change:
  * - `<name>=<file>.sql`: SQL run on the copy before its drain (a schema change to try);
- * - `<name>=<directory>`: a build of the server (a copy of dist/ made before a code change,
- *   inside this package so that it finds its dependencies), whose `cli.js worker` drains.
+ * - `<name>=<directory>`: a build of the server whose `cli.js worker` drains, run as dist/ is:
+ *   a copy of dist/ made before a code change, next to it (`cp -r dist dist-before`: it finds
+ *   this package's dependencies and migrations, and git, lint and the format check leave
+ *   `dist-*` alone).
+ * Paths are relative to this package's directory (where pnpm runs the script).
  *
  * Prints every drain and each variant's median orders per second, with its ratio to the first
- * variant's. BENCH_ORDERS (20,000) orders, BENCH_TRIALS (5) drains per variant. Uses
+ * variant's. Each drained copy must pass the benchmarks' credit checks (every order credited
+ * once, every balance its ledger's sum, every earning lot its entry's): a variant that credits
+ * wrongly fails the run rather than reading faster. BENCH_ORDERS (20,000) orders, BENCH_TRIALS (5) drains per variant. Uses
  * DATABASE_URL's server when set (fresh databases are created on it), else an embedded
  * PostgreSQL in a temporary directory.
  */
@@ -54,11 +61,15 @@ interface Variant {
 }
 
 function parseVariant(argument: string): Variant {
-  const [name, change] = argument.split("=", 2) as [string, string | undefined];
+  const split = argument.indexOf("=");
+  const name = split < 0 ? argument : argument.slice(0, split);
   if (!/^[a-z0-9_-]+$/i.test(name)) throw new Error(`a variant's name is a word: ${argument}`);
-  if (change === undefined) return { name };
-  const file = path.resolve(change);
-  if (change.endsWith(".sql")) return { name, sql: file };
+  if (split < 0) return { name };
+  const file = path.resolve(argument.slice(split + 1));
+  if (file.endsWith(".sql")) {
+    if (!existsSync(file)) throw new Error(`no ${file}`);
+    return { name, sql: file };
+  }
   if (!existsSync(path.join(file, "cli.js"))) throw new Error(`no cli.js in ${file}`);
   return { name, build: file };
 }
@@ -66,6 +77,9 @@ function parseVariant(argument: string): Variant {
 const variants = process.argv.slice(2).map(parseVariant);
 if (variants.length === 0) {
   throw new Error("usage: worker-variants.ts <name>[=<file.sql>|=<build directory>] ...");
+}
+if (new Set(variants.map((variant) => variant.name.toLowerCase())).size < variants.length) {
+  throw new Error("two variants of one name");
 }
 const ORDERS = Number(process.env["BENCH_ORDERS"] ?? 20_000);
 const TRIALS = Number(process.env["BENCH_TRIALS"] ?? 5);
@@ -78,7 +92,7 @@ adminUrl.pathname = "/postgres";
 const admin = new pg.Client({ connectionString: adminUrl.toString() });
 
 /** Registers the backlog in the template, through the API as checkouts do. */
-async function registerBacklog(): Promise<number> {
+async function registerBacklog(): Promise<{ storeId: number; orders: number }> {
   const config = loadConfig({ DATABASE_URL: database.url, LOYALTY_MASTER_KEY: MASTER_KEY });
   const runtime = await openRuntime(config, pino({ level: "error" }), {
     migrate: false,
@@ -96,8 +110,7 @@ async function registerBacklog(): Promise<number> {
     try {
       await autocannon({
         ...registrationRequests({ base: `http://127.0.0.1:${port}`, store }, new OrderNumbers(), {
-          // The customers of `pnpm bench`'s backlog: 5,000, each with several orders.
-          customer: (id) => 10_000 + (id % 5000),
+          customer: backlogCustomer,
         }),
         connections: 50,
         amount: ORDERS,
@@ -105,14 +118,18 @@ async function registerBacklog(): Promise<number> {
     } finally {
       await stop(api);
     }
-    return await pendingOrders(pool);
+    const orders = await pendingOrders(pool);
+    // Every copy starts as the template left it: statistics and a checkpoint behind it.
+    await pool.query("VACUUM ANALYZE");
+    await checkpoint(pool, (message) => process.stdout.write(`${message}\n`));
+    return { storeId: store.id, orders };
   } finally {
     await runtime.close();
   }
 }
 
 /** One drain of a copy of the backlog by a worker of the variant: orders per second. */
-async function drainCopy(variant: Variant, trial: number): Promise<number> {
+async function drainCopy(variant: Variant, trial: number, storeId: number): Promise<number> {
   const name = `${template}_${variant.name.toLowerCase().replace(/-/g, "_")}_${trial}`;
   await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   const url = new URL(database.url);
@@ -120,13 +137,13 @@ async function drainCopy(variant: Variant, trial: number): Promise<number> {
   const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
   pool.on("error", () => {});
   try {
-    if (variant.sql) await pool.query(await readFile(variant.sql, "utf8"));
-    // As the template left it: statistics and a checkpoint behind, not one drain's leftovers.
-    await pool.query("VACUUM ANALYZE");
-    await pool.query("CHECKPOINT");
+    if (variant.sql) {
+      await pool.query(await readFile(variant.sql, "utf8"));
+      await checkpoint(pool, () => {});
+    }
     const orders = await pendingOrders(pool);
     const entry = variant.build
-      ? [path.relative(PACKAGE_DIR, path.join(variant.build, "cli.js")), "worker"]
+      ? [path.join(variant.build, "cli.js"), "worker"]
       : ["src/cli.ts", "worker"];
     const { child } = await start(
       entry,
@@ -139,7 +156,14 @@ async function drainCopy(variant: Variant, trial: number): Promise<number> {
     } finally {
       await stop(child);
     }
-    return orders / ((Date.now() - began) / 1000);
+    const perSecond = orders / ((Date.now() - began) / 1000);
+    const failed = Object.entries(await creditChecks(pool, storeId)).filter(([, n]) => n !== 0);
+    if (failed.length > 0) {
+      throw new Error(
+        `${variant.name} credited wrongly: ${JSON.stringify(Object.fromEntries(failed))}`,
+      );
+    }
+    return perSecond;
   } finally {
     await pool.end();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -149,12 +173,12 @@ async function drainCopy(variant: Variant, trial: number): Promise<number> {
 try {
   await admin.connect();
   const backlog = await registerBacklog();
-  process.stdout.write(`backlog of ${backlog} orders in ${template}\n`);
+  process.stdout.write(`backlog of ${backlog.orders} orders in ${template}\n`);
   const figures = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
-  await drainCopy(variants[0] as Variant, 0);
+  await drainCopy(variants[0] as Variant, 0, backlog.storeId);
   for (let trial = 1; trial <= TRIALS; trial++) {
     for (const variant of trial % 2 ? variants : [...variants].reverse()) {
-      const perSecond = await drainCopy(variant, trial);
+      const perSecond = await drainCopy(variant, trial, backlog.storeId);
       figures.get(variant.name)?.push(perSecond);
       process.stdout.write(`trial ${trial} ${variant.name}: ${perSecond.toFixed(0)} orders/s\n`);
     }
@@ -171,6 +195,6 @@ try {
     );
   }
 } finally {
-  await admin.end();
+  await admin.end().catch(() => {});
   await database.drop();
 }

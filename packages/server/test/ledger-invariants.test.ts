@@ -129,8 +129,9 @@ async function checkInvariants(s: Shop) {
   const unlike = await one<{ lots: number }>(
     `SELECT count(*)::int AS lots FROM earning_lots l
      LEFT JOIN ledger_transactions t ON t.id = l.ledger_id
-     WHERE l.store_id = $1 AND (t.id IS NULL OR t.points <= 0 OR t.store_id <> l.store_id
-       OR t.customer_id <> l.customer_id OR t.order_id IS DISTINCT FROM l.order_id)`,
+     WHERE $1 IN (l.store_id, t.store_id)
+       AND (t.id IS NULL OR t.points <= 0 OR l.points > t.points OR t.store_id <> l.store_id
+         OR t.customer_id <> l.customer_id OR t.order_id IS DISTINCT FROM l.order_id)`,
     [s.store.id],
   );
   expect(unlike.lots).toBe(0);
