@@ -311,6 +311,9 @@ export async function lockPendingOrders(
 /**
  * Creates or updates the customers of a batch of orders and returns their ids. Rows are
  * written (so locked) in external id order: two batches never wait on each other in a cycle.
+ * A customer whose details the orders do not change is locked, not rewritten: most of a
+ * batch's customers are known and unchanged, and the balance update that follows writes their
+ * row anyway (one version of the row a batch rather than two).
  */
 export async function upsertCustomers(
   db: Queryable,
@@ -319,32 +322,56 @@ export async function upsertCustomers(
 ): Promise<Map<number, number>> {
   const latest = new Map(customers.map((customer) => [customer.externalId, customer]));
   const sorted = [...latest.values()].sort((a, b) => a.externalId - b.externalId);
+  const externalIds = sorted.map((c) => c.externalId);
   const { rows } = await db.query<{ id: number; external_id: number }>(
-    `INSERT INTO customers (store_id, external_id, email, first_name, last_name, language)
-     SELECT $1, c.external_id, c.email, c.first_name, c.last_name, c.language
-     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
-       WITH ORDINALITY AS c(external_id, email, first_name, last_name, language, position)
-     ORDER BY c.position
-     ON CONFLICT (store_id, external_id) DO UPDATE SET
-       email = coalesce(excluded.email, customers.email),
-       first_name = coalesce(excluded.first_name, customers.first_name),
-       last_name = coalesce(excluded.last_name, customers.last_name),
-       language = coalesce(excluded.language, customers.language),
-       -- An erased customer who orders again with their details is a customer again (claims
-       -- and referral checks see them); an order scrubbed by the erasure brings no email.
-       erased_at = CASE WHEN excluded.email IS NULL THEN customers.erased_at END,
-       updated_at = now()
-     RETURNING id, external_id`,
+    `WITH upserted AS (
+       INSERT INTO customers AS c (store_id, external_id, email, first_name, last_name, language)
+       SELECT $1, i.external_id, i.email, i.first_name, i.last_name, i.language
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+         WITH ORDINALITY AS i(external_id, email, first_name, last_name, language, position)
+       ORDER BY i.position
+       ON CONFLICT (store_id, external_id) DO UPDATE SET
+         email = coalesce(excluded.email, c.email),
+         first_name = coalesce(excluded.first_name, c.first_name),
+         last_name = coalesce(excluded.last_name, c.last_name),
+         language = coalesce(excluded.language, c.language),
+         -- An erased customer who orders again with their details is a customer again (claims
+         -- and referral checks see them); an order scrubbed by the erasure brings no email.
+         erased_at = CASE WHEN excluded.email IS NULL THEN c.erased_at END,
+         updated_at = now()
+       -- Every conflicting row is locked, updated or not.
+       WHERE (c.email, c.first_name, c.last_name, c.language, c.erased_at) IS DISTINCT FROM
+         (coalesce(excluded.email, c.email), coalesce(excluded.first_name, c.first_name),
+          coalesce(excluded.last_name, c.last_name), coalesce(excluded.language, c.language),
+          CASE WHEN excluded.email IS NULL THEN c.erased_at END)
+       RETURNING c.id, c.external_id
+     )
+     SELECT id, external_id FROM upserted
+     UNION ALL
+     -- Those left as they were, as the statement's snapshot has them.
+     SELECT id, external_id FROM customers
+     WHERE store_id = $1 AND external_id = ANY ($2::bigint[])
+       AND external_id NOT IN (SELECT external_id FROM upserted)`,
     [
       storeId,
-      sorted.map((c) => c.externalId),
+      externalIds,
       sorted.map((c) => c.email?.toLowerCase() ?? null),
       sorted.map((c) => c.firstName ?? null),
       sorted.map((c) => c.lastName ?? null),
       sorted.map((c) => c.language ?? null),
     ],
   );
-  return new Map(rows.map((row) => [row.external_id, row.id]));
+  const ids = new Map(rows.map((row) => [row.external_id, row.id]));
+  if (ids.size < externalIds.length) {
+    // A customer another transaction created after this statement's snapshot was taken: the
+    // upsert waited for it and locked it, but the snapshot does not show it. A new one does.
+    const missing = await db.query<{ id: number; external_id: number }>(
+      `SELECT id, external_id FROM customers WHERE store_id = $1 AND external_id = ANY ($2::bigint[])`,
+      [storeId, externalIds.filter((externalId) => !ids.has(externalId))],
+    );
+    for (const row of missing.rows) ids.set(row.external_id, row.id);
+  }
+  return ids;
 }
 
 export async function markOrdersProcessed(
