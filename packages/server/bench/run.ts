@@ -643,8 +643,8 @@ statement's deltas rather than one a customer) was slower, 0.90x the row trigger
 updated row of every statement, the upsert's included.
 
 A batch's customers whose details its orders repeat are locked and left as they are, rather
-than rewritten by the upsert and again by the balance update (2026-11-28): 4,860 orders/s
-before, 5,140 after (1.06x, medians of five drains, \`pnpm bench:worker-variants\` with the
+than rewritten by the upsert and again by the balance update (2026-11-28): 4,860 and 4,082
+orders/s before, 5,140 and 4,922 after, in two runs (1.06x and 1.21x, medians of five drains, \`pnpm bench:worker-variants\` with the
 build before the change).
 `;
 

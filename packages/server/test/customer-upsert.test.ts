@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { withTransaction } from "../src/db/pool.js";
+import { withTransaction, type Queryable } from "../src/db/pool.js";
 import { upsertCustomers } from "../src/modules/orders/orders.repository.js";
 import { startTestApp, type TestApp } from "./support/app.js";
 import { storeWithKey } from "./support/fixtures.js";
@@ -41,8 +41,15 @@ it("rewrites only the customers whose details change, and returns every id", asy
   expect([...first.keys()].sort()).toEqual([1, 2, 3]);
   const before = await versions(store.id);
 
-  const second = await withTransaction(pool, (tx) =>
-    upsertCustomers(tx, store.id, [
+  let statements = 0;
+  const second = await withTransaction(pool, async (tx) => {
+    const counted = {
+      query: (...args: Parameters<Queryable["query"]>) => {
+        statements += 1;
+        return (tx.query as (...a: unknown[]) => unknown)(...args);
+      },
+    } as Queryable;
+    const ids = await upsertCustomers(counted, store.id, [
       // The same details, or none: left as it is.
       { externalId: 1, email: "ONE@example.com", firstName: "Ann" },
       { externalId: 3 },
@@ -50,8 +57,18 @@ it("rewrites only the customers whose details change, and returns every id", asy
       { externalId: 2, lastName: "Smith" },
       // New: created.
       { externalId: 4, email: "four@example.com" },
-    ]),
-  );
+    ]);
+    // Left as it is, but locked until the batch commits, as a written one is.
+    await expect(
+      pool.query(
+        `SELECT 1 FROM customers WHERE store_id = $1 AND external_id = 1 FOR NO KEY UPDATE NOWAIT`,
+        [store.id],
+      ),
+    ).rejects.toMatchObject({ code: "55P03" });
+    return ids;
+  });
+  // One statement when nothing races it: the ids of those left alone come from its snapshot.
+  expect(statements).toBe(1);
   expect(second).toEqual(new Map([...first, [4, second.get(4)]]));
   expect(second.get(4)).toEqual(expect.any(Number));
   const after = await versions(store.id);
@@ -75,20 +92,23 @@ it("returns the id of a customer another transaction created while the upsert wa
   const { pool } = app.context;
   const { store } = await storeWithKey(app, "https://upsert-race.example");
   const other = await pool.connect();
+  let upserted: Promise<Map<number, number>> | undefined;
   try {
     await other.query("BEGIN");
-    const { rows } = await other.query<{ id: number }>(
-      `INSERT INTO customers (store_id, external_id) VALUES ($1, 7) RETURNING id`,
+    const { rows } = await other.query<{ id: number; pid: number }>(
+      `INSERT INTO customers (store_id, external_id) VALUES ($1, 7)
+       RETURNING id, pg_backend_pid() AS pid`,
       [store.id],
     );
+    const inserter = rows[0]?.pid;
     // The upsert takes its snapshot, then waits on the uncommitted row's insertion.
-    const upserted = withTransaction(pool, (tx) =>
+    upserted = withTransaction(pool, (tx) =>
       upsertCustomers(tx, store.id, [{ externalId: 7 }, { externalId: 8 }]),
     );
     for (let waited = 0; ; waited += 20) {
       const { rows: waiting } = await pool.query(
-        `SELECT 1 FROM pg_stat_activity
-         WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO customers AS c%'`,
+        `SELECT 1 FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))`,
+        [inserter],
       );
       if (waiting.length > 0) break;
       if (waited > 5_000) throw new Error("the upsert never waited");
@@ -99,6 +119,9 @@ it("returns the id of a customer another transaction created while the upsert wa
     expect(ids.get(7)).toBe(Number(rows[0]?.id));
     expect(ids.get(8)).toEqual(expect.any(Number));
   } finally {
+    // On a failure, the upsert is freed before the pool closes.
+    await other.query("ROLLBACK").catch(() => {});
     other.release();
+    await upserted?.catch(() => {});
   }
 });

@@ -348,7 +348,8 @@ export async function upsertCustomers(
      )
      SELECT id, external_id FROM upserted
      UNION ALL
-     -- Those left as they were, as the statement's snapshot has them.
+     -- Those left as they were, as the statement's snapshot has them (a customer's store and
+     -- external id never change, so the row found is the one locked).
      SELECT id, external_id FROM customers
      WHERE store_id = $1 AND external_id = ANY ($2::bigint[])
        AND external_id NOT IN (SELECT external_id FROM upserted)`,
