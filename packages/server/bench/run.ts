@@ -89,14 +89,16 @@ interface Measure extends ScenarioMeasure {
 
 let helloUrl = "";
 /**
- * `BENCH_ONLY=claims`, `reads`, `writes` or `worker`: the claim scenario, the storefront reads,
- * the in-process server's writes (registrations, refunds, then the history), or sustained
+ * `BENCH_ONLY=claims`, `reads`, `writes`, `history`, `visible` or `worker`: the claim scenario,
+ * the storefront reads, the in-process server's writes (registrations, refunds, then the
+ * history), the history alone (after 40,000 registrations), registration → points visible at
+ * a steady rate, or sustained
  * processing (a backlog registered on an API-only process, drained by one worker, then as many
  * no-op jobs), alone, printed, without writing BENCHMARKS.md (a profile or a change measured in
  * minutes).
  */
 const ONLY = process.env["BENCH_ONLY"];
-const ONLY_ONES = ["claims", "reads", "writes", "worker"];
+const ONLY_ONES = ["claims", "reads", "writes", "worker", "visible", "history"];
 if (ONLY !== undefined && !ONLY_ONES.includes(ONLY)) {
   throw new Error(`BENCH_ONLY=${ONLY}: only ${ONLY_ONES.map((one) => `"${one}"`).join(", ")}`);
 }
@@ -250,6 +252,23 @@ async function main() {
     if (ONLY === "worker") {
       await stop(server);
       await measureWorker(target, pool, orders, serverEnv("off"), peak);
+      return;
+    }
+    if (ONLY === "history") {
+      // The history customer's entries as the registrations before it leave them, in seconds.
+      await autocannon({
+        ...registrationRequests(target, orders, { keyed: false, customer: floodCustomer }),
+        connections: 10,
+        amount: 40_000,
+      });
+      await drain(pool);
+      results.push(
+        await paired("GET user-history", historyRequest(target), server.pid, peak, ROUNDS),
+      );
+      return;
+    }
+    if (ONLY === "visible") {
+      await measurePointsVisible(target, pool, orders);
       return;
     }
     const claims = ONLY === "writes" ? undefined : await measureClaims(target, ROUNDS);
