@@ -27,7 +27,8 @@ import { benchDatabase } from "./support.js";
  * HOT_QUERIES_CUSTOMERS customers (20,000) with its history (bench/store-generator.ts), runs
  * the hot paths on it through the real API and its workers, captures every statement, then
  * prints EXPLAIN (ANALYZE, VERBOSE) of each, rolled back, with the scope of every table it
- * touches. HOT_QUERIES_KEEP=1 keeps the database.
+ * touches, and flags a generic plan (what the pool's prepared statement may keep) that finds a
+ * value's rows by reading a whole table or index. HOT_QUERIES_KEEP=1 keeps the database.
  */
 
 /** A statement as the service sent it, with the values of its first sending. */
@@ -528,6 +529,8 @@ export function routesToOneShard(accesses: TableAccess[]): boolean {
 
 export interface ExplainedStatement {
   statement: CapturedStatement;
+  /** The plan judged: with the statement's values, or the generic one a prepared statement keeps. */
+  planned: "custom" | "generic";
   /** The plan's root; undefined for a statement EXPLAIN cannot take (error says why). */
   plan?: PlanNode;
   error?: string;
@@ -541,25 +544,44 @@ export interface ExplainedStatement {
 /**
  * EXPLAINs the statement with its captured values (ANALYZE runs it, in a transaction rolled
  * back) and judges the scope of each store table it touches.
+ *
+ * `generic`: the plan the service's pool settles on for it. The pool prepares every statement
+ * with parameters under a name (db/pool.ts), and PostgreSQL then keeps a generic plan, made
+ * without the values, once it looks no costlier than those made with them; a plan that reads
+ * a whole table to find one value's rows is the same plan whatever the value. Planned with
+ * sequential scans priced out, so that a small table of a test's database (cheaper to read
+ * whole) does not hide whether an index narrows it.
  */
 export async function explainStatement(
   db: pg.ClientBase,
   statement: CapturedStatement,
   schema: StoreKeyedSchema,
-  { analyze = false }: { analyze?: boolean } = {},
+  { analyze = false, generic = false }: { analyze?: boolean; generic?: boolean } = {},
 ): Promise<ExplainedStatement> {
   const options = analyze ? "ANALYZE, VERBOSE, BUFFERS, FORMAT JSON" : "VERBOSE, FORMAT JSON";
+  const planned = generic ? "generic" : "custom";
   await db.query("BEGIN");
   try {
     await db.query("SET LOCAL lock_timeout = '2s'");
+    let explain = `EXPLAIN (${options}) ${statement.text}`;
+    if (generic) {
+      await db.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await db.query("SET LOCAL enable_seqscan = off");
+      // A prepared statement outlives the transaction: deallocated in finally.
+      await db.query(`PREPARE hot_generic AS ${statement.text}`);
+      // EXPLAIN takes no parameters: the values as literals, each cast by EXECUTE to its type.
+      const values = statement.values.map(literal).join(", ");
+      explain = `EXPLAIN (${options}) EXECUTE hot_generic${values ? `(${values})` : ""}`;
+    }
     const { rows } = await db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-      `EXPLAIN (${options}) ${statement.text}`,
-      statement.values,
+      explain,
+      generic ? [] : statement.values,
     );
     const plan = rows[0]?.["QUERY PLAN"][0]?.Plan as PlanNode;
     const accesses = tableAccesses(plan, schema);
     return {
       statement,
+      planned,
       plan,
       accesses,
       oneShard: routesToOneShard(accesses),
@@ -568,6 +590,7 @@ export async function explainStatement(
   } catch (error) {
     return {
       statement,
+      planned,
       error: (error as Error).message,
       accesses: [],
       oneShard: false,
@@ -575,7 +598,53 @@ export async function explainStatement(
     };
   } finally {
     await db.query("ROLLBACK");
+    if (generic) await db.query("DEALLOCATE ALL");
   }
+}
+
+/** node-postgres's own conversion of a value to what it sends (exported, but not typed). */
+const { prepareValue } = (
+  pg as unknown as { utils: { prepareValue: (value: unknown) => string | Buffer | null } }
+).utils;
+
+/** A value as node-postgres would send it, as an SQL literal of no type yet. */
+function literal(value: unknown): string {
+  const prepared = prepareValue(value);
+  if (prepared === null) return "NULL";
+  if (Buffer.isBuffer(prepared)) return `'\\x${prepared.toString("hex")}'`;
+  return pg.escapeLiteral(prepared);
+}
+
+/**
+ * The scans of a plan that find rows by a value (a filter `column = $1`, or `= ANY ($1)`) yet
+ * read a table of a store's data whole: a sequential scan, or an index walked from end to end
+ * (no index condition: the index only gave an order). A whole table grows with every store; a
+ * value's rows are a few. A whole read feeding a join (no value of its own) is the join's
+ * choice on a small table, and not judged here.
+ */
+export function wholeTableReads(plan: PlanNode, schema: StoreKeyedSchema): string[] {
+  const reads: string[] = [];
+  const byValue = /(?:^|[\s(])(?:\w+\.)?\w+\s*=\s*(?:ANY\s*\(\s*)?(?:\$\d+|'[^']*'|\d+)/;
+  const visit = (node: PlanNode) => {
+    const relation = node["Relation Name"];
+    const keyed =
+      relation !== undefined &&
+      (schema.storeColumns.has(relation) || schema.withoutStoreId.has(relation));
+    const type = node["Node Type"];
+    const filter = field(node, "Filter");
+    if (
+      keyed &&
+      byValue.test(filter) &&
+      (type === "Seq Scan" ||
+        ((type === "Index Scan" || type === "Index Only Scan") && !field(node, "Index Cond")))
+    ) {
+      const index = node["Index Name"] ? ` using ${field(node, "Index Name")}` : "";
+      reads.push(`${type}${index} on ${relation} ${node.Alias ?? ""} (Filter: ${filter})`);
+    }
+    for (const child of node.Plans ?? []) visit(child);
+  };
+  visit(plan);
+  return reads;
 }
 
 /** The plan as EXPLAIN's text would show it, trimmed to what decides the scope. */
@@ -691,6 +760,11 @@ async function main(): Promise<void> {
       for (const line of explained.plan ? planText(explained.plan) : [explained.error ?? ""]) {
         out(`   ${line}`);
       }
+      // The plan the pool's prepared statement may keep, on this store's statistics.
+      const generic = await explainStatement(db, statement, schema, { generic: true });
+      const reads = generic.plan ? wholeTableReads(generic.plan, schema) : [];
+      if (generic.error) out(`-- generic plan: ${generic.error}`);
+      for (const read of reads) out(`-- GENERIC PLAN READS WHOLE: ${read}`);
     }
   } finally {
     capture.stop();
