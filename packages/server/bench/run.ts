@@ -665,6 +665,14 @@ A batch's customers whose details its orders repeat are locked and left as they 
 than rewritten by the upsert and again by the balance update (2026-11-28): 4,860 and 4,082
 orders/s before, 5,140 and 4,922 after, in two runs (1.06x and 1.21x, medians of five drains, \`pnpm bench:worker-variants\` with the
 build before the change).
+
+A refund's deduction finds its order's earning lot through an index of the lots by order and
+key (2026-11-28). With the order alone in the index, the prepared statement's generic plan
+walked the lots' primary key and filtered every lot of every store until it met the order's:
+3.8 to 4.7 ms a refund over 16,000 to 22,000 refunds of \`BENCH_ONLY=writes\` (pg_stat_statements,
+four runs alternated), 0.07 ms after, and the cost grew with the table. The refunds a second
+the API takes did not move (their processing runs after, in the workers): 2,212 and 1,590
+before, 1,939 and 1,953 after, the bare Express yardstick moving by as much.
 `;
 
 /** How the server's memory was brought under issue 22's 200 MiB, kept as the report is written anew. */
