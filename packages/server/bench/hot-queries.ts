@@ -413,6 +413,14 @@ function field(node: PlanNode, key: string): string {
   return typeof value === "string" || typeof value === "number" ? String(value) : "";
 }
 
+/** A table holding a store's data: with its own store column, or reached through one. */
+function isStoreTable(relation: string | undefined, schema: StoreKeyedSchema): relation is string {
+  return (
+    relation !== undefined &&
+    (schema.storeColumns.has(relation) || schema.withoutStoreId.has(relation))
+  );
+}
+
 /** The top-level `a = b` comparisons of a condition (split at AND), without parentheses. */
 function comparisons(condition: string): string[] {
   if (!condition) return [];
@@ -430,9 +438,7 @@ export function tableAccesses(plan: PlanNode, schema: StoreKeyedSchema): TableAc
   const accesses: TableAccess[] = [];
   const visit = (node: PlanNode, joins: string[]) => {
     const relation = node["Relation Name"];
-    const keyed =
-      relation !== undefined &&
-      (schema.storeColumns.has(relation) || schema.withoutStoreId.has(relation));
+    const keyed = isStoreTable(relation, schema);
     if (keyed && node["Node Type"] === "ModifyTable") {
       if (node.Operation === "Insert") {
         accesses.push({
@@ -529,8 +535,6 @@ export function routesToOneShard(accesses: TableAccess[]): boolean {
 
 export interface ExplainedStatement {
   statement: CapturedStatement;
-  /** The plan judged: with the statement's values, or the generic one a prepared statement keeps. */
-  planned: "custom" | "generic";
   /** The plan's root; undefined for a statement EXPLAIN cannot take (error says why). */
   plan?: PlanNode;
   error?: string;
@@ -549,8 +553,9 @@ export interface ExplainedStatement {
  * with parameters under a name (db/pool.ts), and PostgreSQL then keeps a generic plan, made
  * without the values, once it looks no costlier than those made with them; a plan that reads
  * a whole table to find one value's rows is the same plan whatever the value. Planned with
- * sequential scans priced out, so that a small table of a test's database (cheaper to read
- * whole) does not hide whether an index narrows it.
+ * sequential scans priced out (enable_seqscan off), so that a small table of a test's
+ * database, cheaper to read whole, does not hide whether an index narrows it: a sequential
+ * scan left in such a plan is one no index could replace.
  */
 export async function explainStatement(
   db: pg.ClientBase,
@@ -559,7 +564,7 @@ export async function explainStatement(
   { analyze = false, generic = false }: { analyze?: boolean; generic?: boolean } = {},
 ): Promise<ExplainedStatement> {
   const options = analyze ? "ANALYZE, VERBOSE, BUFFERS, FORMAT JSON" : "VERBOSE, FORMAT JSON";
-  const planned = generic ? "generic" : "custom";
+  let prepared = false;
   await db.query("BEGIN");
   try {
     await db.query("SET LOCAL lock_timeout = '2s'");
@@ -569,6 +574,7 @@ export async function explainStatement(
       await db.query("SET LOCAL enable_seqscan = off");
       // A prepared statement outlives the transaction: deallocated in finally.
       await db.query(`PREPARE hot_generic AS ${statement.text}`);
+      prepared = true;
       // EXPLAIN takes no parameters: the values as literals, each cast by EXECUTE to its type.
       const values = statement.values.map(literal).join(", ");
       explain = `EXPLAIN (${options}) EXECUTE hot_generic${values ? `(${values})` : ""}`;
@@ -581,7 +587,6 @@ export async function explainStatement(
     const accesses = tableAccesses(plan, schema);
     return {
       statement,
-      planned,
       plan,
       accesses,
       oneShard: routesToOneShard(accesses),
@@ -590,7 +595,6 @@ export async function explainStatement(
   } catch (error) {
     return {
       statement,
-      planned,
       error: (error as Error).message,
       accesses: [],
       oneShard: false,
@@ -598,7 +602,7 @@ export async function explainStatement(
     };
   } finally {
     await db.query("ROLLBACK");
-    if (generic) await db.query("DEALLOCATE ALL");
+    if (prepared) await db.query("DEALLOCATE hot_generic");
   }
 }
 
@@ -611,12 +615,32 @@ const { prepareValue } = (
 function literal(value: unknown): string {
   const prepared = prepareValue(value);
   if (prepared === null) return "NULL";
-  if (Buffer.isBuffer(prepared)) return `'\\x${prepared.toString("hex")}'`;
+  if (Buffer.isBuffer(prepared)) return pg.escapeLiteral(`\\x${prepared.toString("hex")}`);
   return pg.escapeLiteral(prepared);
 }
 
+/** A column, perhaps cast: `status`, `o.status`, `(o.status)::text`. */
+const COLUMN = /^\(*(?:\w+\.)?\w+\)*(?:::[\w ]+)?$/;
 /**
- * The scans of a plan that find rows by a value (a filter `column = $1`, or `= ANY ($1)`) yet
+ * A value that is not a column: a parameter, a constant or a subplan's result, perhaps cast
+ * or in `ANY (...)`: `$1`, `($2)::text`, `'x'::text`, `42`, `(InitPlan 1).col1`, `$0`.
+ */
+const VALUE =
+  /^(?:ANY\s*\(\s*)?\(*(?:\$\d+|'(?:[^']|'')*'|-?\d+(?:\.\d+)?|\(InitPlan \d+\)\.col\d+)\)*(?:::[\w ]+(?:\[\])?)?\)*$/;
+
+/** Whether a condition finds rows by a value: some `column = value` among its comparisons. */
+function comparesWithValue(condition: string): boolean {
+  return comparisons(condition).some((comparison) => {
+    const compared = /^(.+?)\s*=\s*(.+)$/.exec(comparison);
+    if (!compared) return false;
+    const [, left = "", right = ""] = compared;
+    return (COLUMN.test(left) && VALUE.test(right)) || (VALUE.test(left) && COLUMN.test(right));
+  });
+}
+
+/**
+ * The scans of a plan that find rows by a value (a filter `column = $1`, `= ANY ($1)`, a
+ * constant or a subplan's result, cast or not) yet
  * read a table of a store's data whole: a sequential scan, or an index walked from end to end
  * (no index condition: the index only gave an order). A whole table grows with every store; a
  * value's rows are a few. A whole read feeding a join (no value of its own) is the join's
@@ -624,17 +648,13 @@ function literal(value: unknown): string {
  */
 export function wholeTableReads(plan: PlanNode, schema: StoreKeyedSchema): string[] {
   const reads: string[] = [];
-  const byValue = /(?:^|[\s(])(?:\w+\.)?\w+\s*=\s*(?:ANY\s*\(\s*)?(?:\$\d+|'[^']*'|\d+)/;
   const visit = (node: PlanNode) => {
     const relation = node["Relation Name"];
-    const keyed =
-      relation !== undefined &&
-      (schema.storeColumns.has(relation) || schema.withoutStoreId.has(relation));
     const type = node["Node Type"];
     const filter = field(node, "Filter");
     if (
-      keyed &&
-      byValue.test(filter) &&
+      isStoreTable(relation, schema) &&
+      comparesWithValue(filter) &&
       (type === "Seq Scan" ||
         ((type === "Index Scan" || type === "Index Only Scan") && !field(node, "Index Cond")))
     ) {

@@ -38,6 +38,7 @@ const PATHS = [
 let app: TestApp;
 let db: pg.Client;
 let explained: ExplainedStatement[];
+let schema: Awaited<ReturnType<typeof storeKeyedSchema>>;
 /** The same statements, as the generic plans the pool's prepared statements may keep. */
 let generic: { entry: ExplainedStatement; reads: string[] }[];
 
@@ -86,7 +87,7 @@ beforeAll(async () => {
     await jobs.stop();
     await endpoints.close();
   }
-  const schema = await storeKeyedSchema(db);
+  schema = await storeKeyedSchema(db);
   explained = [];
   for (const statement of capture.statements.values()) {
     explained.push(await explainStatement(db, statement, schema));
@@ -154,5 +155,34 @@ describe("the hot paths' statements", () => {
         )
         .join("\n\n"),
     ).toBe("");
+  });
+
+  it("count as found by a value a filter in any shape EXPLAIN prints it", () => {
+    const scan = (filter: string, index?: string) => ({
+      "Node Type": index ? "Index Scan" : "Seq Scan",
+      "Relation Name": "orders",
+      Alias: "o",
+      Filter: filter,
+      ...(index ? { "Index Cond": index } : {}),
+    });
+    const byValue = [
+      "(o.store_id = $1)",
+      "((o.status)::text = 'pending'::text)",
+      "((o.order_id)::text = ($2)::text)",
+      "(o.store_id = ANY ($1))",
+      "((o.store_id = $1) AND (o.created_at < now()))",
+      "(o.customer_id = (InitPlan 1).col1)",
+      "(o.points = 42)",
+    ];
+    for (const filter of byValue) {
+      expect(wholeTableReads(scan(filter), schema), filter).toHaveLength(1);
+    }
+    // Compared with another relation (a join's choice) or not by equality: not judged here.
+    for (const filter of ["(o.customer_id = c.id)", "(o.points > 0)", "(o.created_at < now())"]) {
+      expect(wholeTableReads(scan(filter), schema), filter).toEqual([]);
+    }
+    // Narrowed by an index condition: found through the index.
+    const narrowed = scan("((o.status)::text = 'pending'::text)", "(o.store_id = $1)");
+    expect(wholeTableReads(narrowed, schema)).toEqual([]);
   });
 });

@@ -6,8 +6,8 @@ import { storeWithKey } from "./support/fixtures.js";
 
 /**
  * A refund lowers its order's earning lot: one lot found by its order, whatever the size of
- * the table and whatever plan PostgreSQL keeps for the prepared statement (a generic one after
- * five runs, chosen on statistics that may be stale or wrong).
+ * the table and whatever plan PostgreSQL keeps for the prepared statement (after five runs it may
+ * keep a generic one, chosen on statistics that may be stale or wrong).
  */
 
 let app: TestApp;
