@@ -256,7 +256,7 @@ export async function runHotPaths(
   capture.path("registration (Idempotency-Key)");
   await send(target, "POST", "/api/order/register", { body: order, headers: idempotency });
   await send(target, "POST", "/api/order/register", { body: order, headers: idempotency });
-  capture.path("order crediting (process-order), webhooks");
+  capture.path("order crediting (credit-store-orders), webhooks");
   await until(
     target,
     `SELECT bool_and(status = 'processed') AS done FROM orders

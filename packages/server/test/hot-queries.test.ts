@@ -27,7 +27,7 @@ import { addReward, addRule, hashFor, storeWithKey } from "./support/fixtures.js
 const PATHS = [
   "storefront reads (cache loads)",
   "registration (Idempotency-Key)",
-  "order crediting (process-order), webhooks",
+  "order crediting (credit-store-orders), webhooks",
   "refund (process-refund)",
   "claim (reserve, confirm)",
   "claim the platform fails (release)",

@@ -230,17 +230,17 @@ describe("Prometheus metrics", () => {
     const text = await eventually(async () => {
       const scraped = await scrape(worker.metrics);
       const credited = sample(scraped, "loyalty_jobs_total", {
-        task: "process-order",
+        task: "credit-store-orders",
         outcome: "success",
       });
       const givenUp = sample(scraped, "loyalty_webhook_deliveries_total", { outcome: "given_up" });
       return (credited ?? 0) >= 1 && (givenUp ?? 0) >= 1 ? scraped : undefined;
     });
     expect(
-      sample(text, "loyalty_job_duration_seconds_count", { task: "process-order" }),
+      sample(text, "loyalty_job_duration_seconds_count", { task: "credit-store-orders" }),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      sample(text, "loyalty_job_delay_seconds_count", { task: "process-order" }),
+      sample(text, "loyalty_job_delay_seconds_count", { task: "credit-store-orders" }),
     ).toBeGreaterThanOrEqual(1);
     expect(
       sample(text, "loyalty_job_queue_jobs", { task: "deliver-webhook", state: "scheduled" }),
@@ -254,7 +254,7 @@ describe("Prometheus metrics", () => {
     // The API process ran no job: it reads the same queue, and counts none of it.
     const apiText = await scrape(api.metrics);
     expect(
-      sample(apiText, "loyalty_jobs_total", { task: "process-order", outcome: "success" }),
+      sample(apiText, "loyalty_jobs_total", { task: "credit-store-orders", outcome: "success" }),
     ).toBeUndefined();
     expect(
       sample(apiText, "loyalty_job_queue_jobs", { task: "deliver-webhook", state: "scheduled" }),

@@ -119,7 +119,7 @@ it("credits nothing twice when a job runs again after its work committed", async
   try {
     await eventually(async () => {
       const pending = await app.context.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'process-order'`,
+        `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'credit-store-orders'`,
       );
       return pending.rows[0]?.n === 0 ? true : undefined;
     });
@@ -162,7 +162,7 @@ it("retries the job of a worker killed in the middle of it, and credits the orde
   try {
     const lockedBy = await eventually(async () => {
       const { rows } = await app.context.pool.query<{ locked_by: string | null }>(
-        `SELECT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'process-order'`,
+        `SELECT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'credit-store-orders'`,
       );
       return rows[0]?.locked_by ?? undefined;
     }, 30_000).catch((error: unknown) => {
@@ -221,13 +221,15 @@ it("keeps an order that always fails out of other orders' batches, and credits t
         )
       ).rows[0]?.processing_failures ?? 0;
     await eventually(async () => ((await failures()) > 0 ? true : undefined));
-    // Once it has failed alone, the next order's batch leaves it out and does not fail.
-    const before = app.logs.join("").split("failed, processing it alone").length;
+    // Once it has failed alone, the next order's batch leaves it out and does not fail (its
+    // own job's retries go on failing, alone).
+    const failedBatches = () => app.logs.join("").split("a batch of orders failed").length;
+    const before = failedBatches();
     await post("/api/order/register", order(12), s.authorization);
     await eventually(async () =>
       (await orderStatus(s.store.id, "12")) === "processed" ? true : undefined,
     );
-    expect(app.logs.join("").split("failed, processing it alone").length).toBe(before);
+    expect(failedBatches()).toBe(before);
   } finally {
     await workers.stop();
   }
@@ -266,53 +268,114 @@ it("answers the jobs of orders its own batch credited without asking the databas
   });
 });
 
-/** The process-order jobs still queued for these orders, and whether a worker holds each. */
-async function queuedJobs(orderIds: number[]) {
-  const { rows } = await app.context.pool.query<{ order_id: number; held: boolean }>(
-    `SELECT (j.payload->>'orderId')::bigint AS order_id, j.locked_at IS NOT NULL AS held
+/** The order and store jobs queued (task, payload), and whether a worker holds each. */
+async function queuedJobs(storeId: number, orderIds: number[]) {
+  const { rows } = await app.context.pool.query<{ task: string; payload: object; held: boolean }>(
+    `SELECT t.identifier AS task, j.payload, j.locked_at IS NOT NULL AS held
      FROM graphile_worker._private_jobs j
      JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-     WHERE t.identifier = 'process-order' AND (j.payload->>'orderId')::bigint = ANY ($1)
-     ORDER BY 1`,
-    [orderIds],
+     WHERE (t.identifier = 'process-order' AND (j.payload->>'orderId')::bigint = ANY ($2))
+        OR (t.identifier = 'credit-store-orders' AND (j.payload->>'storeId')::bigint = $1)
+     ORDER BY 1, (j.payload->>'orderId')::bigint`,
+    [storeId, orderIds],
   );
-  return rows.map((row) => ({ orderId: Number(row.order_id), held: row.held }));
+  return rows;
 }
 
-it("takes the jobs of the orders a batch credited off the queue, but those a worker holds", async () => {
-  const { s, ids } = await storeWithPendingOrders("https://dequeued.example", 5);
-  const [first, second] = ids as [number, number];
-  expect(await queuedJobs(ids)).toEqual(ids.map((orderId) => ({ orderId, held: false })));
-  // A worker holds the first order's job (it runs it) and has fetched the second's.
+async function deleteJobs(storeId: number, orderIds: number[]) {
   await app.context.pool.query(
-    `UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'a test worker'
-     WHERE (payload->>'orderId')::bigint = ANY ($1)`,
-    [[first, second]],
+    `DELETE FROM graphile_worker._private_jobs
+     WHERE (payload->>'orderId')::bigint = ANY ($2) OR (payload->>'storeId')::bigint = $1`,
+    [storeId, orderIds],
   );
+}
+
+it("adds one crediting job for a store, however many orders it registers", async () => {
+  const { s, ids } = await storeWithPendingOrders("https://one-job.example", 5);
   try {
-    expect(await app.context.services.orders.processOrder(first)).toBe(5);
-    // The others' jobs would only find their orders processed: no worker runs them.
-    expect(await queuedJobs(ids)).toEqual([
-      { orderId: first, held: true },
-      { orderId: second, held: true },
+    expect(await queuedJobs(s.store.id, ids)).toEqual([
+      { task: "credit-store-orders", payload: { storeId: s.store.id }, held: false },
     ]);
   } finally {
-    await app.context.pool.query(
-      `DELETE FROM graphile_worker._private_jobs WHERE (payload->>'orderId')::bigint = ANY ($1)`,
-      [ids],
+    await deleteJobs(s.store.id, ids);
+  }
+});
+
+it("credits every pending order of a store in batches, each once", async () => {
+  const s = await storeWithKey(app, "https://drained.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  // More than a batch takes, registered 20 at a time.
+  const count = 450;
+  for (let first = 1; first <= count; first += 20) {
+    const statuses = await Promise.all(
+      Array.from({ length: Math.min(20, count - first + 1) }, (_, i) =>
+        post("/api/order/register", order(first + i), s.authorization).then((r) => r.status),
+      ),
     );
+    expect(statuses.every((status) => status === 201)).toBe(true);
+  }
+  const { rows } = await app.context.pool.query<{ id: string }>(
+    `SELECT id FROM orders WHERE store_id = $1`,
+    [s.store.id],
+  );
+  const ids = rows.map((row) => Number(row.id));
+  try {
+    expect(await app.context.services.orders.creditStore(s.store.id)).toBe(count);
+    expect(await app.context.services.orders.creditStore(s.store.id)).toBe(0);
+  } finally {
+    await deleteJobs(s.store.id, ids);
   }
   expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
-    balance: 250,
-    ledger: 250,
-    entries: 5,
+    balance: 50 * count,
+    ledger: 50 * count,
+    entries: count,
   });
 });
 
-it("leaves every job of a batch that failed in the queue, with its order pending", async () => {
+it("credits an order another transaction held once it is let go, not leaving it behind", async () => {
+  const { s, ids } = await storeWithPendingOrders("https://held.example", 3);
+  const holder = new pg.Client({ connectionString: app.database.url });
+  await holder.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query(`SELECT id FROM orders WHERE id = $1 FOR UPDATE`, [ids[1]]);
+    const crediting = app.context.services.orders.creditStore(s.store.id);
+    // The others are credited meanwhile; the held one waits for its lock.
+    await eventually(async () =>
+      (await orderStatus(s.store.id, "3")) === "processed" ? true : undefined,
+    );
+    expect(await orderStatus(s.store.id, "2")).toBe("pending");
+    await holder.query("ROLLBACK");
+    expect(await crediting).toBe(3);
+  } finally {
+    await holder.end();
+    await deleteJobs(s.store.id, ids);
+  }
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 150,
+    ledger: 150,
+    entries: 3,
+  });
+});
+
+it("leaves the rest to a new job of the store once its time is up", async () => {
+  const { s, ids } = await storeWithPendingOrders("https://timed-out.example", 2);
+  await deleteJobs(s.store.id, ids);
+  try {
+    expect(await app.context.services.orders.creditStore(s.store.id, { drainMs: 0 })).toBe(0);
+    expect(await queuedJobs(s.store.id, ids)).toEqual([
+      { task: "credit-store-orders", payload: { storeId: s.store.id }, held: false },
+    ]);
+  } finally {
+    await deleteJobs(s.store.id, ids);
+  }
+});
+
+it("hands each order of a batch that failed to a job of its own, and credits nothing", async () => {
   const { s, ids } = await storeWithPendingOrders("https://rolled-back.example", 3);
-  // The batch fails at its events, after its orders were marked processed and their jobs
-  // taken off the queue: all of that must roll back with it.
+  await deleteJobs(s.store.id, ids);
+  // The batch fails at its events, after its orders were marked processed: that must roll
+  // back with it.
   await app.context.pool.query(
     `CREATE FUNCTION refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'events refused'; END $$;
@@ -320,16 +383,64 @@ it("leaves every job of a batch that failed in the queue, with its order pending
        WHEN (NEW.store_id = ${Number(s.store.id)}) EXECUTE FUNCTION refuse_events();`,
   );
   try {
-    await expect(app.context.services.orders.processOrder(ids[0] as number)).rejects.toThrow(
-      /events refused/,
+    expect(await app.context.services.orders.creditStore(s.store.id)).toBe(0);
+    expect(await queuedJobs(s.store.id, ids)).toEqual(
+      ids.map((orderId) => ({ task: "process-order", payload: { orderId }, held: false })),
     );
-    expect(await queuedJobs(ids)).toEqual(ids.map((orderId) => ({ orderId, held: false })));
     for (const id of ["1", "2", "3"]) expect(await orderStatus(s.store.id, id)).toBe("pending");
   } finally {
     await app.context.pool.query(
-      `DROP TRIGGER refuse_events ON outbox_events; DROP FUNCTION refuse_events();
-       DELETE FROM graphile_worker._private_jobs
-       WHERE (payload->>'orderId')::bigint = ANY ('{${ids.join(",")}}'::bigint[]);`,
+      `DROP TRIGGER refuse_events ON outbox_events; DROP FUNCTION refuse_events();`,
     );
+  }
+  // Their own jobs credit them, once the cause is gone.
+  const workers = await app.startWorkers();
+  try {
+    await eventually(async () =>
+      (await queuedJobs(s.store.id, ids)).length === 0 ? true : undefined,
+    );
+  } finally {
+    await workers.stop();
+  }
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 150,
+    ledger: 150,
+    entries: 3,
+  });
+});
+
+it("gives a job to a store whose pending orders waited a minute without one, and clears spent jobs", async () => {
+  const stranded = await storeWithPendingOrders("https://stranded.example", 2);
+  const recent = await storeWithPendingOrders("https://recent.example", 1);
+  const failing = await storeWithPendingOrders("https://failing.example", 1);
+  for (const { s, ids } of [stranded, recent, failing]) await deleteJobs(s.store.id, ids);
+  await app.context.pool.query(
+    `UPDATE orders SET received_at = now() - interval '2 minutes' WHERE store_id = ANY ($1)`,
+    [[stranded.s.store.id, failing.s.store.id]],
+  );
+  await app.context.pool.query(`UPDATE orders SET processing_failures = 1 WHERE store_id = $1`, [
+    failing.s.store.id,
+  ]);
+  // A job graphile-worker superseded, left by a worker that died running it: it will never
+  // run again, and is deleted.
+  const { rows: added } = await app.context.pool.query<{ id: string }>(
+    `SELECT (graphile_worker.add_job('credit-store-orders',
+                                     json_build_object('storeId', $1::bigint))).id`,
+    [recent.s.store.id],
+  );
+  await app.context.pool.query(
+    `UPDATE graphile_worker._private_jobs SET key = NULL, attempts = max_attempts WHERE id = $1`,
+    [added[0]?.id],
+  );
+  expect(await queuedJobs(recent.s.store.id, recent.ids)).toHaveLength(1);
+  try {
+    expect(await app.context.services.orders.creditStrandedOrders()).toBeGreaterThanOrEqual(1);
+    expect(await queuedJobs(stranded.s.store.id, stranded.ids)).toEqual([
+      { task: "credit-store-orders", payload: { storeId: stranded.s.store.id }, held: false },
+    ]);
+    expect(await queuedJobs(recent.s.store.id, recent.ids)).toEqual([]);
+    expect(await queuedJobs(failing.s.store.id, failing.ids)).toEqual([]);
+  } finally {
+    for (const { s, ids } of [stranded, recent, failing]) await deleteJobs(s.store.id, ids);
   }
 });

@@ -256,7 +256,7 @@ describe("traces, with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
 
   it("exports the worker's job, with its queries, as loyalty-worker", () => {
     const spans = receiver.spans();
-    const job = spans.find((span) => span.name === "job process-order");
+    const job = spans.find((span) => span.name === "job credit-store-orders");
     expect(job).toMatchObject({ service: "loyalty-worker", parentSpanId: undefined });
     const queries = spans.filter(
       (span) => span.traceId === job?.traceId && span.name.startsWith("pg.query"),

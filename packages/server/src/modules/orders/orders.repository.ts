@@ -69,18 +69,34 @@ export interface NewOrder {
 }
 
 const processOrderJob = jobSql("process-order", { orderId: "id" });
+const creditStoreJob = jobSql("credit-store-orders", { storeId: "store_id" });
 
-/**
- * What an order's processing job is keyed by: this and the order's id. Keyed, a batch that
- * credits the order deletes the job in the same transaction (markOrdersProcessed), so that
- * under load a worker runs about one job for every nine orders rather than one per order: a
- * job's own fetch and completion cost about half what a batch spends crediting an order.
- */
+/** What an order's own job is keyed by: this and the order's id (one job however often asked). */
 const ORDER_JOB_KEY = `${processOrderJob.task}:`;
 
 /**
+ * What a store's crediting job is keyed by: this and the store's id. Registrations credit
+ * their orders through one job per store, not one per order: a job's own insert, fetch and
+ * completion cost about what a batch spends crediting an order. While the store's job waits,
+ * a registration's add_jobs updates it (keeping its run_at); once a worker runs it,
+ * graphile-worker adds another, so an order registered after the running job read the
+ * store's pending orders has a job that will.
+ */
+const CREDIT_STORE_JOB_KEY = `${creditStoreJob.task}:`;
+
+/**
+ * The store crediting jobs of the `store_id` of each row of a query, for add_jobs (with
+ * `job_key_preserve_run_at`): `$task` and `$key` are the parameters binding creditStoreJob.task
+ * and CREDIT_STORE_JOB_KEY. In store order, so two statements update jobs in the same order.
+ */
+function creditStoreSpecs(task: string, key: string): string {
+  return `array_agg(ROW(${task}::text, ${creditStoreJob.payload}, NULL, NULL, NULL,
+    ${key}::text || store_id, NULL, NULL)::graphile_worker.job_spec ORDER BY store_id)`;
+}
+
+/**
  * Stores orders and enqueues their processing in one statement (so one transaction): each
- * order and its job, or neither. A known order (same store and identifier) stores and enqueues
+ * order and its store's crediting job, or neither. A known order (same store and identifier) stores and enqueues
  * nothing; concurrent registrations of one order wait on the unique index and all but one find
  * it known. Results are in the order of `orders`.
  */
@@ -115,10 +131,8 @@ export async function registerOrders(
        ON CONFLICT (store_id, external_id) DO NOTHING
        RETURNING id, store_id, external_id, status, received_at
      ), jobs AS (
-       SELECT graphile_worker.add_jobs(array_agg(
-         ROW($8::text, ${processOrderJob.payload}, NULL, NULL, NULL, $9::text || id, NULL,
-             NULL)::graphile_worker.job_spec ORDER BY id))
-       FROM inserted HAVING count(*) > 0
+       SELECT graphile_worker.add_jobs(${creditStoreSpecs("$8", "$9")}, true)
+       FROM (SELECT DISTINCT store_id FROM inserted) stores HAVING count(*) > 0
      )
      -- The jobs CTE runs through this subquery, once, whenever an order was inserted (and there
      -- is no job to add otherwise). Rows come in arrival order: the first of duplicates wins.
@@ -133,8 +147,8 @@ export async function registerOrders(
       orders.map((o) => o.payload.currency),
       orders.map((o) => o.payload.orderedAt ?? null),
       `[${payloads.join(",")}]`,
-      processOrderJob.task,
-      ORDER_JOB_KEY,
+      creditStoreJob.task,
+      CREDIT_STORE_JOB_KEY,
     ],
   );
   const results: (Registration | undefined)[] = orders.map(() => undefined);
@@ -294,16 +308,19 @@ export async function lockOrderByExternalId(
 export async function lockPendingOrders(
   db: Queryable,
   storeId: number,
-  exceptId: number,
+  exceptIds: readonly number[],
   limit: number,
+  { wait = false }: { wait?: boolean } = {},
 ): Promise<OrderRow[]> {
   if (limit <= 0) return [];
+  // `wait`: an order another transaction holds is waited for, then taken if still pending.
   const { rows } = await db.query<OrderRow>(
     `SELECT ${ORDER_COLUMNS} FROM orders
-     WHERE store_id = $1 AND status = 'pending' AND id <> $2 AND processing_failures = 0
+     WHERE store_id = $1 AND status = 'pending' AND id <> ALL ($2::bigint[])
+       AND processing_failures = 0
      ORDER BY id LIMIT $3
-     FOR NO KEY UPDATE SKIP LOCKED`,
-    [storeId, exceptId, limit],
+     FOR NO KEY UPDATE${wait ? "" : " SKIP LOCKED"}`,
+    [storeId, exceptIds, limit],
   );
   return rows;
 }
@@ -379,23 +396,13 @@ export async function markOrdersProcessed(
   db: Queryable,
   orders: readonly { id: number; customerId: number; points: number; snapshot: EarnSnapshot }[],
 ): Promise<void> {
-  // Their jobs are done with them: deleted here, unless a worker holds one already (it runs,
-  // and finds its order processed). complete_jobs deletes only the jobs no worker has locked,
-  // and sends no notification; if the transaction rolls back, the jobs stay with the orders.
   await db.query(
-    `WITH processed AS (
-       UPDATE orders o SET status = 'processed', customer_id = u.customer_id,
-         points_earned = u.points, rule_snapshot = u.snapshot, processed_at = now()
-       -- One JSON array (see registerOrders): the snapshots are JSON themselves.
-       FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, customer_id bigint, points bigint,
-                                            snapshot jsonb)
-       WHERE o.id = u.id
-       RETURNING o.id
-     )
-     SELECT count(*) FROM graphile_worker.complete_jobs(ARRAY(
-       SELECT j.id FROM graphile_worker.jobs j
-       WHERE j.key = ANY(ARRAY(SELECT $2::text || id FROM processed))
-     ))`,
+    `UPDATE orders o SET status = 'processed', customer_id = u.customer_id,
+       points_earned = u.points, rule_snapshot = u.snapshot, processed_at = now()
+     -- One JSON array (see registerOrders): the snapshots are JSON themselves.
+     FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, customer_id bigint, points bigint,
+                                          snapshot jsonb)
+     WHERE o.id = u.id`,
     [
       JSON.stringify(
         orders.map((o) => ({
@@ -405,8 +412,68 @@ export async function markOrdersProcessed(
           snapshot: o.snapshot,
         })),
       ),
-      ORDER_JOB_KEY,
     ],
+  );
+}
+
+/**
+ * A crediting job for each store (see CREDIT_STORE_JOB_KEY): for a store whose job stopped
+ * with orders left, and for stores whose pending orders have waited longer than `olderThanMs`
+ * with no job (`storeIds` null). The latter is a safety net: graphile-worker's add_jobs can
+ * miss, by a hair, a store's job that a worker locks between its statements, and a worker that
+ * dies holds its jobs until they are released. Returns how many stores.
+ */
+export async function enqueueStoreCredits(
+  db: Queryable,
+  selection: { storeIds: readonly number[] } | { olderThanMs: number },
+): Promise<number> {
+  const stores =
+    "storeIds" in selection
+      ? `SELECT DISTINCT store_id FROM unnest($3::bigint[]) AS s(store_id)`
+      : `SELECT DISTINCT store_id FROM orders
+         WHERE status = 'pending' AND processing_failures = 0
+           AND received_at < now() - $3 * interval '1 millisecond'`;
+  const { rows } = await db.query<{ stores: number }>(
+    `SELECT count(*)::int AS stores, graphile_worker.add_jobs(${creditStoreSpecs("$1", "$2")}, true)
+     FROM (${stores}) stores HAVING count(*) > 0`,
+    [
+      creditStoreJob.task,
+      CREDIT_STORE_JOB_KEY,
+      "storeIds" in selection ? selection.storeIds : selection.olderThanMs,
+    ],
+  );
+  return rows[0]?.stores ?? 0;
+}
+
+/**
+ * Deletes the store crediting jobs that will never run again: those graphile-worker
+ * superseded (a registration found the job running, cleared its key, used up its attempts
+ * and added another) and whose worker died before finishing them, left unlocked by the
+ * heartbeat, and those that failed all their attempts. The store's newer job, or the sweep
+ * (enqueueStoreCredits), covers their orders. Returns how many.
+ */
+export async function deleteSpentStoreCredits(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ deleted: number }>(
+    `SELECT count(*)::int AS deleted FROM graphile_worker.complete_jobs(ARRAY(
+       SELECT id FROM graphile_worker.jobs
+       WHERE task_identifier = $1 AND locked_at IS NULL AND attempts >= max_attempts
+     ))`,
+    [creditStoreJob.task],
+  );
+  return rows[0]?.deleted ?? 0;
+}
+
+/**
+ * A job of its own for each order (keyed by it: one job per order however often it is asked):
+ * orders of a batch that failed are credited alone, each with the queue's retries.
+ */
+export async function enqueueOrderJobs(db: Queryable, orderIds: readonly number[]): Promise<void> {
+  await db.query(
+    `SELECT graphile_worker.add_jobs(array_agg(
+       ROW($2::text, ${processOrderJob.payload}, NULL, NULL, NULL, $3::text || id, NULL,
+           NULL)::graphile_worker.job_spec ORDER BY id), true)
+     FROM unnest($1::bigint[]) AS i(id)`,
+    [orderIds, processOrderJob.task, ORDER_JOB_KEY],
   );
 }
 

@@ -42,6 +42,9 @@ import {
   lockRefund,
   lockUnappliedRefunds,
   markOrdersProcessed,
+  enqueueOrderJobs,
+  enqueueStoreCredits,
+  deleteSpentStoreCredits,
   markRefundProcessed,
   recordProcessingFailure,
   registerOrders,
@@ -63,6 +66,25 @@ export function orderIdentity(order: { externalRef: string } | { externalId: num
 
 /** Orders one job may credit together with its own, when many are waiting. */
 const BATCH_LIMIT = 200;
+
+/**
+ * How long a store's crediting job runs before it leaves the rest to another: a stopping
+ * worker waits for its running jobs.
+ */
+const DRAIN_MS = 5_000;
+
+/**
+ * How many batches of a store a crediting job runs at once: while one waits on PostgreSQL,
+ * another computes (one at a time credited half as many orders a second).
+ */
+const PARALLEL_BATCHES = 4;
+
+/**
+ * How long an order may wait, pending, before the sweep (credit-stranded-orders) adds its
+ * store a crediting job: longer than a busy queue makes it wait, short enough for a
+ * shopper who looks again.
+ */
+const STRANDED_AFTER_MS = 60_000;
 
 /** How many orders a process remembers having credited, for their own jobs that follow. */
 export const REMEMBERED_CREDITS = 20_000;
@@ -206,7 +228,7 @@ export class OrdersService {
         const own = await lockOrder(tx, orderId);
         if (!own || own.status === "processed") return 0;
         const others = options.batch
-          ? await lockPendingOrders(tx, own.store_id, own.id, BATCH_LIMIT - 1)
+          ? await lockPendingOrders(tx, own.store_id, [own.id], BATCH_LIMIT - 1)
           : [];
         const orders = [own, ...others].sort((a, b) => a.id - b.id);
         ids = orders.map((order) => order.id);
@@ -223,6 +245,77 @@ export class OrdersService {
     } finally {
       for (const id of ids) if (this.crediting.get(id) === committed) this.crediting.delete(id);
     }
+  }
+
+  /**
+   * Credits a store's pending orders (the job its registrations add), in batches of up to
+   * BATCH_LIMIT orders, each its own transaction, PARALLEL_BATCHES at a time, until a batch
+   * finds fewer than that: the orders registered after it have a job that will see them (see
+   * CREDIT_STORE_JOB_KEY). The batches skip the orders another transaction holds; a last one
+   * waits for them and takes those still pending (an order a refund was reading, or a batch
+   * of another worker that failed), so that no order is left without a job. After `drainMs`
+   * it leaves the rest to a new job of the store: a worker asked to stop waits for its running
+   * jobs, and a store that keeps registering must not hold it. A batch that fails hands each
+   * of its orders to a job of its own (process-order: credited alone, with the queue's
+   * retries) and the others go on. Returns how many orders it credited.
+   */
+  async creditStore(storeId: number, { drainMs = DRAIN_MS } = {}): Promise<number> {
+    const handedOver: number[] = [];
+    const started = performance.now();
+    let total = 0;
+    let timedOut = false;
+    /** One batch; whether it was full (more may be waiting). */
+    const batch = async (wait: boolean): Promise<boolean> => {
+      let ids: number[] = [];
+      try {
+        const count = await withTransaction(this.pool, async (tx) => {
+          const orders = await lockPendingOrders(tx, storeId, handedOver, BATCH_LIMIT, { wait });
+          ids = orders.map((order) => order.id);
+          if (orders.length > 0) await this.creditOrders(tx, storeId, orders);
+          return orders.length;
+        });
+        for (const id of ids) this.remember(id);
+        total += count;
+        return count === BATCH_LIMIT;
+      } catch (error) {
+        // Nothing locked yet (the database is away): the job fails, and is retried.
+        if (ids.length === 0) throw error;
+        this.logger.warn(
+          { storeId, orders: ids.length, err: error },
+          "a batch of orders failed: each of them is processed by a job of its own",
+        );
+        handedOver.push(...ids);
+        await enqueueOrderJobs(this.pool, ids);
+        return true;
+      }
+    };
+    const drain = async () => {
+      for (;;) {
+        if (performance.now() - started >= drainMs) {
+          timedOut = true;
+          return;
+        }
+        if (!(await batch(false))) return;
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_BATCHES }, drain));
+    if (timedOut || (await batch(true))) {
+      await enqueueStoreCredits(this.pool, { storeIds: [storeId] });
+    }
+    return total;
+  }
+
+  /**
+   * Adds a crediting job for each store whose pending orders have waited longer than
+   * STRANDED_AFTER_MS (see enqueueStoreCredits), after deleting the stores' jobs that will
+   * never run again (deleteSpentStoreCredits). Returns how many stores.
+   */
+  async creditStrandedOrders(): Promise<number> {
+    await deleteSpentStoreCredits(this.pool);
+    const stores = await enqueueStoreCredits(this.pool, { olderThanMs: STRANDED_AFTER_MS });
+    if (stores > 0)
+      this.logger.warn({ stores }, "pending orders without a job: crediting jobs added");
+    return stores;
   }
 
   /** Remembers an order as credited, forgetting the oldest past REMEMBERED_CREDITS. */

@@ -3,6 +3,10 @@ import { defineTask } from "../../jobs/task.js";
 import type { Services } from "../../runtime.js";
 
 export const ordersTaskDefinitions = {
+  /**
+   * One order, with as many of its store's pending orders as wait: the job of an order whose
+   * batch failed (and of registrations queued before store jobs).
+   */
   "process-order": defineTask({
     payload: z.object({ orderId: z.number().int().positive() }),
     handler:
@@ -19,6 +23,25 @@ export const ordersTaskDefinitions = {
           await orders.processOrderAlone(orderId);
         }
       },
+  }),
+  /** A store's pending orders, credited in batches: the job its registrations add. */
+  "credit-store-orders": defineTask({
+    payload: z.object({ storeId: z.number().int().positive() }),
+    handler:
+      ({ orders }: Pick<Services, "orders">) =>
+      async ({ storeId }) => {
+        await orders.creditStore(storeId);
+      },
+  }),
+  /** A crediting job for the stores whose pending orders have waited a minute with none. */
+  "credit-stranded-orders": defineTask({
+    payload: z.object({}),
+    handler:
+      ({ orders }: Pick<Services, "orders">) =>
+      async () => {
+        await orders.creditStrandedOrders();
+      },
+    cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "stranded-orders" } },
   }),
   "process-refund": defineTask({
     payload: z.object({ refundId: z.number().int().positive() }),
