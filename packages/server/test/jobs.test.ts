@@ -87,9 +87,9 @@ describe("the registry", () => {
       jobSql("process-refund", { orderId: "id" }),
     ];
     expect(typeChecked).toBeTypeOf("function");
-    expect(jobSql("process-order", { orderId: "id" })).toEqual({
-      task: "process-order",
-      payload: "json_build_object('orderId', id)",
+    expect(jobSql("process-refund", { refundId: "id" })).toEqual({
+      task: "process-refund",
+      payload: "json_build_object('refundId', id)",
     });
   });
 

@@ -304,12 +304,17 @@ it("adds one crediting job for a store, however many orders it registers", async
 it("credits every pending order of a store in batches, each once", async () => {
   const s = await storeWithKey(app, "https://drained.example");
   await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
-  // More than a batch takes, registered 20 at a time.
+  // More than a batch takes, registered 20 at a time, by 13 customers in mixed order: the
+  // parallel batches lock the same customers.
   const count = 450;
+  const byCustomer = (id: number) => ({
+    ...order(id),
+    customer: { externalId: ((id * 7) % 13) + 1 },
+  });
   for (let first = 1; first <= count; first += 20) {
     const statuses = await Promise.all(
       Array.from({ length: Math.min(20, count - first + 1) }, (_, i) =>
-        post("/api/order/register", order(first + i), s.authorization).then((r) => r.status),
+        post("/api/order/register", byCustomer(first + i), s.authorization).then((r) => r.status),
       ),
     );
     expect(statuses.every((status) => status === 201)).toBe(true);
@@ -325,11 +330,24 @@ it("credits every pending order of a store in batches, each once", async () => {
   } finally {
     await deleteJobs(s.store.id, ids);
   }
-  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
-    balance: 50 * count,
-    ledger: 50 * count,
-    entries: count,
-  });
+  // Each order earned once; each customer holds what their orders earned.
+  const { rows: earned } = await app.context.pool.query<{ orders: number; entries: number }>(
+    `SELECT count(DISTINCT o.id)::int AS orders, count(l.id)::int AS entries
+     FROM orders o JOIN ledger_transactions l ON l.order_id = o.id AND l.kind = 'earn'
+     WHERE o.store_id = $1`,
+    [s.store.id],
+  );
+  expect(earned).toEqual([{ orders: count, entries: count }]);
+  for (let customer = 1; customer <= 13; customer++) {
+    const orders = Array.from({ length: count }, (_, i) => i + 1).filter(
+      (id) => ((id * 7) % 13) + 1 === customer,
+    ).length;
+    expect(await pointsOf(app.context.pool, s.store.id, customer)).toEqual({
+      balance: 50 * orders,
+      ledger: 50 * orders,
+      entries: orders,
+    });
+  }
 });
 
 it("credits an order another transaction held once it is let go, not leaving it behind", async () => {
@@ -356,6 +374,27 @@ it("credits an order another transaction held once it is let go, not leaving it 
     ledger: 150,
     entries: 3,
   });
+});
+
+it("leaves an order held too long to a new job of the store", async () => {
+  const { s, ids } = await storeWithPendingOrders("https://held-long.example", 2);
+  await deleteJobs(s.store.id, ids);
+  const holder = new pg.Client({ connectionString: app.database.url });
+  await holder.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query(`SELECT id FROM orders WHERE id = $1 FOR UPDATE`, [ids[0]]);
+    // The other is credited; the held one is waited for, then left to the store's next job.
+    expect(await app.context.services.orders.creditStore(s.store.id)).toBe(1);
+    expect(await orderStatus(s.store.id, "1")).toBe("pending");
+    expect(await queuedJobs(s.store.id, ids)).toEqual([
+      { task: "credit-store-orders", payload: { storeId: s.store.id }, held: false },
+    ]);
+  } finally {
+    await holder.query("ROLLBACK");
+    await holder.end();
+    await deleteJobs(s.store.id, ids);
+  }
 });
 
 it("leaves the rest to a new job of the store once its time is up", async () => {
@@ -385,7 +424,11 @@ it("hands each order of a batch that failed to a job of its own, and credits not
   try {
     expect(await app.context.services.orders.creditStore(s.store.id)).toBe(0);
     expect(await queuedJobs(s.store.id, ids)).toEqual(
-      ids.map((orderId) => ({ task: "process-order", payload: { orderId }, held: false })),
+      ids.map((orderId) => ({
+        task: "process-order",
+        payload: { orderId, alone: true },
+        held: false,
+      })),
     );
     for (const id of ["1", "2", "3"]) expect(await orderStatus(s.store.id, id)).toBe("pending");
   } finally {

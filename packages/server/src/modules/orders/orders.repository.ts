@@ -68,7 +68,7 @@ export interface NewOrder {
   payload: StoredOrderPayload;
 }
 
-const processOrderJob = jobSql("process-order", { orderId: "id" });
+const processOrderJob = jobSql("process-order", { orderId: "id", alone: "true" });
 const creditStoreJob = jobSql("credit-store-orders", { storeId: "store_id" });
 
 /** What an order's own job is keyed by: this and the order's id (one job however often asked). */
@@ -92,6 +92,30 @@ const CREDIT_STORE_JOB_KEY = `${creditStoreJob.task}:`;
 function creditStoreSpecs(task: string, key: string): string {
   return `array_agg(ROW(${task}::text, ${creditStoreJob.payload}, NULL, NULL, NULL,
     ${key}::text || store_id, NULL, NULL)::graphile_worker.job_spec ORDER BY store_id)`;
+}
+
+/**
+ * Adds (or updates) the crediting job of each store of `stores` (a query of `store_id`s): a
+ * row per job, with `stores`, the number of stores. The stores' jobs are locked first, in store
+ * order. add_jobs runs two statements: one clears the key of a job a worker runs, the next
+ * updates the job or inserts one. Unlocked, a job a worker took between the two is neither
+ * updated nor replaced, and an order committed after the worker read the store's pending
+ * orders would have no job; and two statements clearing keys in different orders could
+ * deadlock. Locked, no worker takes it meanwhile (it fetches with SKIP LOCKED). A store with no
+ * job yet has no row to lock: that narrower miss is the sweep's (enqueueStoreCredits).
+ */
+function addStoreCredits(stores: string, task: string, key: string): string {
+  return `SELECT count(*)::int AS stores, graphile_worker.add_jobs(${creditStoreSpecs(task, key)}, true)
+     FROM (${stores}) stores
+     CROSS JOIN (
+       SELECT count(*) FROM (
+         SELECT j.id FROM (${stores}) s
+         JOIN graphile_worker._private_jobs j ON j.key = ${key}::text || s.store_id
+         ORDER BY s.store_id
+         FOR UPDATE OF j
+       ) store_jobs
+     ) locked
+     HAVING count(*) > 0`;
 }
 
 /**
@@ -131,8 +155,7 @@ export async function registerOrders(
        ON CONFLICT (store_id, external_id) DO NOTHING
        RETURNING id, store_id, external_id, status, received_at
      ), jobs AS (
-       SELECT graphile_worker.add_jobs(${creditStoreSpecs("$8", "$9")}, true)
-       FROM (SELECT DISTINCT store_id FROM inserted) stores HAVING count(*) > 0
+       ${addStoreCredits("SELECT DISTINCT store_id FROM inserted", "$8", "$9")}
      )
      -- The jobs CTE runs through this subquery, once, whenever an order was inserted (and there
      -- is no job to add otherwise). Rows come in arrival order: the first of duplicates wins.
@@ -427,15 +450,22 @@ export async function enqueueStoreCredits(
   db: Queryable,
   selection: { storeIds: readonly number[] } | { olderThanMs: number },
 ): Promise<number> {
+  // The sweep leaves out a store whose job waits, or a worker took within the minute: it
+  // needs none, and replacing a running job would only start a second one beside it.
   const stores =
     "storeIds" in selection
       ? `SELECT DISTINCT store_id FROM unnest($3::bigint[]) AS s(store_id)`
-      : `SELECT DISTINCT store_id FROM orders
+      : `SELECT DISTINCT store_id FROM orders o
          WHERE status = 'pending' AND processing_failures = 0
-           AND received_at < now() - $3 * interval '1 millisecond'`;
+           AND received_at < now() - $3 * interval '1 millisecond'
+           AND NOT EXISTS (
+             SELECT 1 FROM graphile_worker.jobs j
+             WHERE j.key = $2::text || o.store_id
+               AND (j.locked_at IS NULL OR j.locked_at > now() - $3 * interval '1 millisecond')
+           )`;
   const { rows } = await db.query<{ stores: number }>(
-    `SELECT count(*)::int AS stores, graphile_worker.add_jobs(${creditStoreSpecs("$1", "$2")}, true)
-     FROM (${stores}) stores HAVING count(*) > 0`,
+    `WITH stores AS MATERIALIZED (${stores})
+     ${addStoreCredits("SELECT store_id FROM stores", "$1", "$2")}`,
     [
       creditStoreJob.task,
       CREDIT_STORE_JOB_KEY,

@@ -79,6 +79,9 @@ const DRAIN_MS = 5_000;
  */
 const PARALLEL_BATCHES = 4;
 
+/** How long a crediting job's last batch waits for an order another transaction holds. */
+const HELD_ORDER_WAIT_MS = 2_000;
+
 /**
  * How long an order may wait, pending, before the sweep (credit-stranded-orders) adds its
  * store a crediting job: longer than a busy queue makes it wait, short enough for a
@@ -253,9 +256,10 @@ export class OrdersService {
    * finds fewer than that: the orders registered after it have a job that will see them (see
    * CREDIT_STORE_JOB_KEY). The batches skip the orders another transaction holds; a last one
    * waits for them and takes those still pending (an order a refund was reading, or a batch
-   * of another worker that failed), so that no order is left without a job. After `drainMs`
-   * it leaves the rest to a new job of the store: a worker asked to stop waits for its running
-   * jobs, and a store that keeps registering must not hold it. A batch that fails hands each
+   * of another worker that failed), so that no order is left without a job; an order held
+   * past HELD_ORDER_WAIT_MS is left to a new job of the store. After `drainMs` it starts no
+   * batch and leaves the rest to a new job of the store: a worker asked to stop waits for its
+   * running jobs, and a store that keeps registering must not hold it. A batch that fails hands each
    * of its orders to a job of its own (process-order: credited alone, with the queue's
    * retries) and the others go on. Returns how many orders it credited.
    */
@@ -269,6 +273,7 @@ export class OrdersService {
       let ids: number[] = [];
       try {
         const count = await withTransaction(this.pool, async (tx) => {
+          if (wait) await tx.query(`SET LOCAL lock_timeout = '${HELD_ORDER_WAIT_MS}ms'`);
           const orders = await lockPendingOrders(tx, storeId, handedOver, BATCH_LIMIT, { wait });
           ids = orders.map((order) => order.id);
           if (orders.length > 0) await this.creditOrders(tx, storeId, orders);
@@ -278,6 +283,8 @@ export class OrdersService {
         total += count;
         return count === BATCH_LIMIT;
       } catch (error) {
+        // An order held longer than that: a new job of the store looks again.
+        if (wait && (error as { code?: string }).code === "55P03") return true;
         // Nothing locked yet (the database is away): the job fails, and is retried.
         if (ids.length === 0) throw error;
         this.logger.warn(
@@ -298,7 +305,11 @@ export class OrdersService {
         if (!(await batch(false))) return;
       }
     };
-    await Promise.all(Array.from({ length: PARALLEL_BATCHES }, drain));
+    // Every loop ends before the job does, even when one fails: the job's retry must not
+    // meet batches of its first run still going.
+    const ended = await Promise.allSettled(Array.from({ length: PARALLEL_BATCHES }, drain));
+    const failed = ended.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
     if (timedOut || (await batch(true))) {
       await enqueueStoreCredits(this.pool, { storeIds: [storeId] });
     }

@@ -4,14 +4,22 @@ import type { Services } from "../../runtime.js";
 
 export const ordersTaskDefinitions = {
   /**
-   * One order, with as many of its store's pending orders as wait: the job of an order whose
-   * batch failed (and of registrations queued before store jobs).
+   * One order: alone when its store's batch failed (so that the failure is its own or not),
+   * else with as many of its store's pending orders as wait (jobs queued before store jobs).
    */
   "process-order": defineTask({
-    payload: z.object({ orderId: z.number().int().positive() }),
+    payload: z.object({
+      orderId: z.number().int().positive(),
+      alone: z.boolean().optional(),
+    }),
     handler:
       ({ orders }: Pick<Services, "orders">) =>
-      async ({ orderId }, helpers) => {
+      async ({ orderId, alone }, helpers) => {
+        if (alone) {
+          // A failure is counted on the order (other batches leave it out), and retried.
+          await orders.processOrderAlone(orderId);
+          return;
+        }
         try {
           await orders.processOrder(orderId, { batch: true });
         } catch (error) {
