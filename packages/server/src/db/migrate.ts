@@ -35,17 +35,24 @@ export async function migrate(databaseUrl: string, logger: Logger): Promise<stri
       logger.info("waiting for another process to finish migrating the database");
       await lock.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     }
-    return await migrateLocked(databaseUrl, logger);
+    return await migrateLocked(databaseUrl, lock, logger);
   } finally {
     // Ending the session releases the lock.
     await lock.end().catch(() => {});
   }
 }
 
-async function migrateLocked(databaseUrl: string, logger: Logger): Promise<string[]> {
+async function migrateLocked(
+  databaseUrl: string,
+  client: pg.Client,
+  logger: Logger,
+): Promise<string[]> {
   await migrateJobQueue(databaseUrl, logger);
   const applied = await runner({
-    databaseUrl,
+    // The lock's session: node-pg-migrate does not wait for a connection of its own to end
+    // (its close calls client.end() without awaiting it), and one still open when the
+    // database goes away was an uncaught error.
+    dbClient: client,
     dir: MIGRATIONS_DIR,
     direction: "up",
     migrationsTable: MIGRATIONS_TABLE,
