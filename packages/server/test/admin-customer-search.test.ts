@@ -252,6 +252,19 @@ describe("GET /admin/stores/{storeId}/customers", () => {
     }
   });
 
+  it("refuses a query with a NUL or another control character, with validation-failed", async () => {
+    for (const query of ["%00", "ann%00", "a%0Ab", "%7F"]) {
+      const problem = await expectProblem(
+        await service.request("GET", `/admin/stores/${s.store.id}/customers?query=${query}`),
+        400,
+        "validation-failed",
+      );
+      expect(problem["errors"]).toEqual([
+        expect.objectContaining({ location: "query", pointer: "/query" }),
+      ]);
+    }
+  });
+
   it("never shows another store's customers", async () => {
     const a = await shop();
     const b = await shop();

@@ -617,6 +617,9 @@ export const customerSearchQuerySchema = z.object({
     .trim()
     .min(1)
     .max(254)
+    // No email holds a control character, and PostgreSQL refuses a NUL in text (a 500 before).
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
     .optional()
     .describe(
       "The start of an email (any case); digits find the customer with that id (exact) and the emails starting with them.",
