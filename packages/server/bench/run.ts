@@ -687,6 +687,19 @@ yardstick between 4,100 and 9,300 requests a second): the API-only registrations
 the worker credited 0.72x, 0.85x and 0.86x of the no-op jobs (0.71x, 0.80x, 0.77x, 0.59x and
 0.51x before). One batch at a time credited 0.28x: while a batch waits on PostgreSQL, another
 computes. Eight at a time read 0.72x and 0.78x, and was not kept.
+
+**One crediting job of a store at a time in a process** (2026-11-29). A registration during a
+run added the store's next job, and another runner of the process took it at once: under the
+registration flood several jobs of the one store ran side by side, each with its four batches,
+on the pool the API answers with. A job now waits for its store's running one, and a third
+finding one waiting ends at once. \`BENCH_ONLY=writes\`, alternated with the commit before on a
+slow machine (the bare Express yardstick at 3,100 to 4,000 requests a second): registration with
+the workers in-process 0.187x and 0.184x before, 0.221x and 0.243x after; with an
+Idempotency-Key 0.129x and 0.133x, 0.163x and 0.157x; refunds within the noise (0.30x to 0.37x
+both). The worker's backlog, one job already, did not move (0.68x and 0.74x before, 0.72x and
+0.70x after). A graphile-worker queue per store (\`queue_name\`) bought the same, but each
+fetch of any job then locks every store's queue row that is free (its strategy for named
+queues), a cost that grows with the number of stores: it was not kept.
 `;
 
 /** How the server's memory was brought under issue 22's 200 MiB, kept as the report is written anew. */

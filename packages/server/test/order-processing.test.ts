@@ -301,6 +301,51 @@ it("adds one crediting job for a store, however many orders it registers", async
   }
 });
 
+it("runs one crediting job of a store at a time in a process, the next one after it", async () => {
+  const { s, ids } = await storeWithPendingOrders("https://one-at-a-time.example", 2);
+  /** The sessions waiting for a lock: each running job's last batch waits for the held order. */
+  const waiting = async () => {
+    const { rows } = await app.context.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    return rows[0]?.n ?? 0;
+  };
+  // The first order held: the store's job waits for it (up to 2 s), running all along.
+  const holder = new pg.Client({ connectionString: app.database.url });
+  await holder.connect();
+  await holder.query("BEGIN");
+  await holder.query(`SELECT id FROM orders WHERE id = $1 FOR UPDATE`, [ids[0]]);
+  const workers = await app.startWorkers();
+  try {
+    await eventually(async () => ((await waiting()) === 1 ? true : undefined));
+    // Orders registered meanwhile add the store's next jobs: they wait for the first.
+    for (const id of [3, 4]) {
+      expect((await post("/api/order/register", order(id), s.authorization)).status).toBe(201);
+    }
+    const seen = new Set<number>();
+    for (let look = 0; look < 20; look++) {
+      seen.add(await waiting());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(Math.max(...seen)).toBe(1);
+    await holder.query("ROLLBACK");
+    await eventually(async () =>
+      (await pointsOf(app.context.pool, s.store.id, 7))?.entries === 4 ? true : undefined,
+    );
+  } finally {
+    await holder.query("ROLLBACK");
+    await holder.end();
+    await workers.stop();
+    await deleteJobs(s.store.id, ids);
+  }
+  expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
+    balance: 200,
+    ledger: 200,
+    entries: 4,
+  });
+});
+
 it("credits every pending order of a store in batches, each once", async () => {
   const s = await storeWithKey(app, "https://drained.example");
   await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });

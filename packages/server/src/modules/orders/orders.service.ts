@@ -128,6 +128,11 @@ export class OrdersService {
    */
   private readonly credited = new Set<number>();
   private readonly crediting = new Map<number, Promise<boolean>>();
+  /**
+   * The crediting job of each store this process runs now, and the one waiting to run after
+   * it (see creditStore).
+   */
+  private readonly storeRuns = new Map<number, { running: Promise<number>; waiting: boolean }>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -262,8 +267,33 @@ export class OrdersService {
    * running jobs, and a store that keeps registering must not hold it. A batch that fails hands each
    * of its orders to a job of its own (process-order: credited alone, with the queue's
    * retries) and the others go on. Returns how many orders it credited.
+   *
+   * A process runs one job of a store at a time. A registration during a run adds the store's
+   * next job, which graphile-worker hands to another of the process's runners at once: here it
+   * waits for the running one, and a third, finding one waiting, ends at once (the waiting one
+   * reads every order committed before the third was added). Side by side, each with its
+   * parallel batches, a store's jobs took under load the connections the API answers with.
+   * Two processes may still each run one: their batches skip each other's orders.
    */
-  async creditStore(storeId: number, { drainMs = DRAIN_MS } = {}): Promise<number> {
+  async creditStore(storeId: number, options: { drainMs?: number } = {}): Promise<number> {
+    const current = this.storeRuns.get(storeId);
+    if (current) {
+      // Another job waits already to run after the running one: it will read every order
+      // committed before this job was added, this one's among them.
+      if (current.waiting) return 0;
+      current.waiting = true;
+      await current.running.catch(() => 0);
+    }
+    const run = { running: this.drainStore(storeId, options), waiting: false };
+    this.storeRuns.set(storeId, run);
+    try {
+      return await run.running;
+    } finally {
+      if (this.storeRuns.get(storeId) === run) this.storeRuns.delete(storeId);
+    }
+  }
+
+  private async drainStore(storeId: number, { drainMs = DRAIN_MS } = {}): Promise<number> {
     const handedOver: number[] = [];
     const started = performance.now();
     let total = 0;
