@@ -303,11 +303,12 @@ it("adds one crediting job for a store, however many orders it registers", async
 
 it("runs one crediting job of a store at a time in a process, the next one after it", async () => {
   const { s, ids } = await storeWithPendingOrders("https://one-at-a-time.example", 2);
-  /** The sessions waiting for a lock: each running job's last batch waits for the held order. */
+  /** The sessions waiting to lock orders: each running job's last batch waits for the held one. */
   const waiting = async () => {
     const { rows } = await app.context.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+       WHERE datname = current_database() AND wait_event_type = 'Lock'
+         AND query LIKE '%FROM orders%FOR NO KEY UPDATE%'`,
     );
     return rows[0]?.n ?? 0;
   };
@@ -345,6 +346,44 @@ it("runs one crediting job of a store at a time in a process, the next one after
     entries: 4,
   });
 });
+
+it("does not let a stuck run hold a store's next job for long", async () => {
+  const { s, ids } = await storeWithPendingOrders("https://stuck-run.example", 1);
+  const orders = app.context.services.orders;
+  // Customer 7 known, then a second order of theirs whose run gets stuck on their row.
+  await orders.creditStore(s.store.id);
+  expect((await post("/api/order/register", order(2), s.authorization)).status).toBe(201);
+  const holder = new pg.Client({ connectionString: app.database.url });
+  await holder.connect();
+  await holder.query("BEGIN");
+  await holder.query(`SELECT id FROM customers WHERE store_id = $1 FOR UPDATE`, [s.store.id]);
+  try {
+    const stuck = orders.creditStore(s.store.id);
+    await eventually(async () =>
+      (
+        await app.context.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+             AND datname = current_database()`,
+        )
+      ).rowCount === 1
+        ? true
+        : undefined,
+    );
+    const other = { ...order(3), customer: { externalId: 8 } };
+    expect((await post("/api/order/register", other, s.authorization)).status).toBe(201);
+    // The next job gives up waiting for the stuck run and credits the order it can.
+    expect(await orders.creditStore(s.store.id)).toBe(1);
+    expect(await orderStatus(s.store.id, "3")).toBe("processed");
+    expect(await orderStatus(s.store.id, "2")).toBe("pending");
+    await holder.query("ROLLBACK");
+    expect(await stuck).toBe(1);
+  } finally {
+    await holder.query("ROLLBACK");
+    await holder.end();
+    await deleteJobs(s.store.id, ids);
+  }
+  expect(await orderStatus(s.store.id, "2")).toBe("processed");
+}, 30_000);
 
 it("credits every pending order of a store in batches, each once", async () => {
   const s = await storeWithKey(app, "https://drained.example");

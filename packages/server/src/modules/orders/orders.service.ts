@@ -59,6 +59,18 @@ import {
   type StoredOrderPayload,
 } from "./orders.repository.js";
 
+/** Settles once `promise` has, or after `ms`, whichever comes first; never rejects. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** One order identity across revisions: `externalRef` "1001" and `externalId` 1001 are one order. */
 export function orderIdentity(order: { externalRef: string } | { externalId: number }): string {
   return "externalRef" in order ? order.externalRef : String(order.externalId);
@@ -81,6 +93,14 @@ const PARALLEL_BATCHES = 4;
 
 /** How long a crediting job's last batch waits for an order another transaction holds. */
 const HELD_ORDER_WAIT_MS = 2_000;
+
+/**
+ * How long a store's next job waits for its running one in the process: longer than a run
+ * that goes well takes. A run stuck longer (a batch waiting on a row another session holds,
+ * a lost connection) does not hold the store's crediting: the next job drains beside it,
+ * skipping the orders it holds.
+ */
+const RUN_WAIT_MS = DRAIN_MS + HELD_ORDER_WAIT_MS + 1_000;
 
 /**
  * How long an order may wait, pending, before the sweep (credit-stranded-orders) adds its
@@ -270,21 +290,25 @@ export class OrdersService {
    *
    * A process runs one job of a store at a time. A registration during a run adds the store's
    * next job, which graphile-worker hands to another of the process's runners at once: here it
-   * waits for the running one, and a third, finding one waiting, ends at once (the waiting one
-   * reads every order committed before the third was added). Side by side, each with its
+   * waits for the running one (up to RUN_WAIT_MS), and a third, finding one waiting, ends at
+   * once (the waiting one reads every order committed before the third was added). Side by side, each with its
    * parallel batches, a store's jobs took under load the connections the API answers with.
    * Two processes may still each run one: their batches skip each other's orders.
    */
   async creditStore(storeId: number, options: { drainMs?: number } = {}): Promise<number> {
     const current = this.storeRuns.get(storeId);
-    if (current) {
-      // Another job waits already to run after the running one: it will read every order
-      // committed before this job was added, this one's among them.
-      if (current.waiting) return 0;
-      current.waiting = true;
-      await current.running.catch(() => 0);
-    }
-    const run = { running: this.drainStore(storeId, options), waiting: false };
+    // Another job waits already to run after the running one: it will read every order
+    // committed before this job was added, this one's among them.
+    if (current?.waiting) return 0;
+    if (current) current.waiting = true;
+    // Published at once, marked waiting until it drains: a job added meanwhile ends at once.
+    const run = { running: Promise.resolve(0), waiting: current !== undefined };
+    run.running = current
+      ? settledWithin(current.running, RUN_WAIT_MS).then(() => {
+          run.waiting = false;
+          return this.drainStore(storeId, options);
+        })
+      : this.drainStore(storeId, options);
     this.storeRuns.set(storeId, run);
     try {
       return await run.running;
