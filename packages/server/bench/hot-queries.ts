@@ -270,7 +270,7 @@ export async function runHotPaths(
     [store.id],
   );
 
-  capture.path("refund (process-refund)");
+  capture.path("refund (credit-store-orders)");
   await send(target, "POST", "/api/order/refund", {
     body: { externalId: target.orderNumber, status: "partially_refunded", refundedAmount: 10 },
     headers: basic,

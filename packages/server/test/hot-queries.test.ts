@@ -28,7 +28,7 @@ const PATHS = [
   "storefront reads (cache loads)",
   "registration (Idempotency-Key)",
   "order crediting (credit-store-orders), webhooks",
-  "refund (process-refund)",
+  "refund (credit-store-orders)",
   "claim (reserve, confirm)",
   "claim the platform fails (release)",
   "customer history",

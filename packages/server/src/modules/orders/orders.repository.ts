@@ -76,8 +76,9 @@ const ORDER_JOB_KEY = `${processOrderJob.task}:`;
 
 /**
  * What a store's crediting job is keyed by: this and the store's id. Registrations credit
- * their orders through one job per store, not one per order: a job's own insert, fetch and
- * completion cost about what a batch spends crediting an order. While the store's job waits,
+ * their orders, and refund declarations are applied, through one job per store, not one per
+ * order or refund: a job's own insert, fetch and completion cost about what a batch spends
+ * crediting an order. While the store's job waits,
  * a registration's add_jobs updates it (keeping its run_at); once a worker runs it,
  * graphile-worker adds another, so an order registered after the running job read the
  * store's pending orders has a job that will.
@@ -243,7 +244,14 @@ export interface RefundReceipt {
 
 const processRefundJob = jobSql("process-refund", { refundId: "id" });
 
-/** Stores refund declarations and enqueues their processing in one statement, like orders. */
+/** What a refund's own job is keyed by: this and the refund's id (see enqueueRefundJobs). */
+const REFUND_JOB_KEY = `${processRefundJob.task}:`;
+
+/**
+ * Stores refund declarations and adds (or updates) their stores' crediting jobs in one
+ * statement, as registrations do: the store's job applies them (see OrdersService.drainStore),
+ * rather than a job each.
+ */
 export async function declareRefunds(
   db: Queryable,
   refunds: readonly NewRefund[],
@@ -261,12 +269,9 @@ export async function declareRefunds(
        INSERT INTO refunds (store_id, order_external_id, order_id, status, credit_note_id, payload)
        SELECT store_id, order_external_id, order_id, status, credit_note_id, payload
        FROM input ORDER BY position
-       RETURNING id
+       RETURNING store_id
      ), jobs AS (
-       SELECT graphile_worker.add_jobs(array_agg(
-         ROW($6::text, ${processRefundJob.payload}, NULL, NULL, NULL, NULL, NULL,
-             NULL)::graphile_worker.job_spec ORDER BY id))
-       FROM inserted
+       ${addStoreCredits("SELECT DISTINCT store_id FROM inserted", "$6", "$7")}
      )
      -- received_at defaults to now(): the same instant for every row of the statement.
      SELECT position, now() AS received_at, order_id IS NOT NULL AS order_known,
@@ -278,7 +283,8 @@ export async function declareRefunds(
       refunds.map((r) => r.status),
       refunds.map((r) => r.creditNoteId),
       JSON.stringify(refunds.map((r) => r.declaration)),
-      processRefundJob.task,
+      creditStoreJob.task,
+      CREDIT_STORE_JOB_KEY,
     ],
   );
   return rows.map((row) => ({ receivedAt: row.received_at, orderKnown: row.order_known }));
@@ -307,18 +313,6 @@ export async function lockOrder(db: Queryable, orderId: number): Promise<OrderRo
   const { rows } = await db.query<OrderRow>(
     `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 FOR NO KEY UPDATE`,
     [orderId],
-  );
-  return rows[0];
-}
-
-export async function lockOrderByExternalId(
-  db: Queryable,
-  storeId: number,
-  externalId: string,
-): Promise<OrderRow | undefined> {
-  const { rows } = await db.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND external_id = $2 FOR NO KEY UPDATE`,
-    [storeId, externalId],
   );
   return rows[0];
 }
@@ -441,10 +435,11 @@ export async function markOrdersProcessed(
 
 /**
  * A crediting job for each store (see CREDIT_STORE_JOB_KEY): for a store whose job stopped
- * with orders left, and for stores whose pending orders have waited longer than `olderThanMs`
- * with no job (`storeIds` null). The latter is a safety net: graphile-worker's add_jobs can
- * miss, by a hair, a store's job that a worker locks between its statements, and a worker that
- * dies holds its jobs until they are released. Returns how many stores.
+ * with orders or refunds left, and for stores whose pending orders or refunds have waited
+ * longer than `olderThanMs` with no job (`storeIds` null). The latter is a safety net:
+ * graphile-worker's add_jobs can miss, by a hair, a store's job that a worker locks between
+ * its statements, and a worker that dies holds its jobs until they are released. Returns how
+ * many stores.
  */
 export async function enqueueStoreCredits(
   db: Queryable,
@@ -455,14 +450,27 @@ export async function enqueueStoreCredits(
   const stores =
     "storeIds" in selection
       ? `SELECT DISTINCT store_id FROM unnest($3::bigint[]) AS s(store_id)`
-      : `SELECT DISTINCT store_id FROM orders o
-         WHERE status = 'pending' AND processing_failures = 0
-           AND received_at < now() - $3 * interval '1 millisecond'
-           AND NOT EXISTS (
-             SELECT 1 FROM graphile_worker.jobs j
-             WHERE j.key = $2::text || o.store_id
-               AND (j.locked_at IS NULL OR j.locked_at > now() - $3 * interval '1 millisecond')
-           )`;
+      : `SELECT store_id FROM (
+           SELECT store_id FROM orders
+           WHERE status = 'pending' AND processing_failures = 0
+             AND received_at < now() - $3 * interval '1 millisecond'
+           UNION
+           -- Refunds a crediting job applies (see pendingRefunds); those of a pending order
+           -- wait for it, and its store is here for the order.
+           SELECT store_id FROM refunds r
+           WHERE processing_status = 'pending' AND processing_failures = 0
+             AND received_at < now() - $3 * interval '1 millisecond'
+             AND NOT EXISTS (
+               SELECT 1 FROM orders o
+               WHERE o.store_id = r.store_id AND o.external_id = r.order_external_id
+                 AND o.status = 'pending'
+             )
+         ) waiting
+         WHERE NOT EXISTS (
+           SELECT 1 FROM graphile_worker.jobs j
+           WHERE j.key = $2::text || waiting.store_id
+             AND (j.locked_at IS NULL OR j.locked_at > now() - $3 * interval '1 millisecond')
+         )`;
   const { rows } = await db.query<{ stores: number }>(
     `WITH stores AS MATERIALIZED (${stores})
      ${addStoreCredits("SELECT store_id FROM stores", "$1", "$2")}`,
@@ -530,12 +538,84 @@ export async function findRefund(db: Queryable, refundId: number): Promise<Refun
   return rows[0];
 }
 
-export async function lockRefund(db: Queryable, refundId: number): Promise<RefundRow | undefined> {
-  const { rows } = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 FOR NO KEY UPDATE`,
-    [refundId],
+/**
+ * The store's refunds a crediting job applies next, oldest first (by id and order identifier,
+ * unlocked): those pending whose order is credited or unknown to the store. A refund of a
+ * pending order waits for it (its crediting applies the refund); one whose batch failed is its
+ * own job's (`processing_failures`), and so are `exceptIds`.
+ */
+export async function pendingRefunds(
+  db: Queryable,
+  storeId: number,
+  exceptIds: readonly number[],
+  limit: number,
+): Promise<{ id: number; order_external_id: string }[]> {
+  const { rows } = await db.query<{ id: number; order_external_id: string }>(
+    `SELECT id, order_external_id FROM refunds r
+     WHERE store_id = $1 AND processing_status = 'pending' AND processing_failures = 0
+       AND id <> ALL ($2::bigint[])
+       AND NOT EXISTS (
+         SELECT 1 FROM orders o
+         WHERE o.store_id = r.store_id AND o.external_id = r.order_external_id
+           AND o.status = 'pending'
+       )
+     ORDER BY id LIMIT $3`,
+    [storeId, exceptIds, limit],
   );
-  return rows[0];
+  return rows;
+}
+
+/** Locks the store's orders of these identifiers, in id order (as batches of orders do). */
+export async function lockOrdersByExternalIds(
+  db: Queryable,
+  storeId: number,
+  externalIds: readonly string[],
+): Promise<OrderRow[]> {
+  const { rows } = await db.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND external_id = ANY ($2::text[])
+     ORDER BY id FOR NO KEY UPDATE`,
+    [storeId, externalIds],
+  );
+  return rows;
+}
+
+/** Locks those of these refunds of the store still pending, oldest first. */
+export async function lockPendingRefunds(
+  db: Queryable,
+  storeId: number,
+  ids: readonly number[],
+): Promise<RefundRow[]> {
+  const { rows } = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds
+     WHERE store_id = $1 AND id = ANY ($2::bigint[]) AND processing_status = 'pending'
+     ORDER BY id FOR NO KEY UPDATE`,
+    [storeId, ids],
+  );
+  return rows;
+}
+
+/** Counts a failed attempt at applying a refund alone (outside of any transaction). */
+export async function recordRefundFailure(db: Queryable, refundId: number): Promise<void> {
+  await db.query(`UPDATE refunds SET processing_failures = processing_failures + 1 WHERE id = $1`, [
+    refundId,
+  ]);
+}
+
+/**
+ * A job of its own for each refund (keyed by it): refunds of a batch that failed are applied
+ * alone, each with the queue's retries.
+ */
+export async function enqueueRefundJobs(
+  db: Queryable,
+  refundIds: readonly number[],
+): Promise<void> {
+  await db.query(
+    `SELECT graphile_worker.add_jobs(array_agg(
+       ROW($2::text, ${processRefundJob.payload}, NULL, NULL, NULL, $3::text || id, NULL,
+           NULL)::graphile_worker.job_spec ORDER BY id), true)
+     FROM unnest($1::bigint[]) AS i(id)`,
+    [refundIds, processRefundJob.task, REFUND_JOB_KEY],
+  );
 }
 
 /** Declarations still to apply to these orders, oldest first (they arrived before the order). */

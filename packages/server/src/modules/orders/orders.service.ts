@@ -37,16 +37,19 @@ import {
   findRefund,
   lockOrder,
   orderStatus,
-  lockOrderByExternalId,
+  lockOrdersByExternalIds,
   lockPendingOrders,
-  lockRefund,
+  lockPendingRefunds,
   lockUnappliedRefunds,
+  pendingRefunds,
   markOrdersProcessed,
   enqueueOrderJobs,
+  enqueueRefundJobs,
   enqueueStoreCredits,
   deleteSpentStoreCredits,
   markRefundProcessed,
   recordProcessingFailure,
+  recordRefundFailure,
   registerOrders,
   updateOrderRefundState,
   upsertCustomers,
@@ -286,7 +289,9 @@ export class OrdersService {
    * batch and leaves the rest to a new job of the store: a worker asked to stop waits for its
    * running jobs, and a store that keeps registering must not hold it. A batch that fails hands each
    * of its orders to a job of its own (process-order: credited alone, with the queue's
-   * retries) and the others go on. Returns how many orders it credited.
+   * retries) and the others go on. Then it applies the store's pending refunds (see
+   * drainRefunds), the job its refund declarations add too. Returns how many orders it
+   * credited.
    *
    * A process runs one job of a store at a time. A registration during a run adds the store's
    * next job, which graphile-worker hands to another of the process's runners at once: here it
@@ -364,10 +369,98 @@ export class OrdersService {
     const ended = await Promise.allSettled(Array.from({ length: PARALLEL_BATCHES }, drain));
     const failed = ended.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
-    if (timedOut || (await batch(true))) {
-      await enqueueStoreCredits(this.pool, { storeIds: [storeId] });
-    }
+    let left = timedOut || (await batch(true));
+    // Then the store's refunds (those of the orders just credited were applied with them): at
+    // least one batch, however long the orders took, so that a store that keeps registering
+    // still has its refunds applied.
+    const refundsLeft = await this.drainRefunds(
+      storeId,
+      () => performance.now() - started >= drainMs,
+    );
+    left ||= refundsLeft;
+    if (left) await enqueueStoreCredits(this.pool, { storeIds: [storeId] });
     return total;
+  }
+
+  /**
+   * Applies the store's pending refunds (see pendingRefunds), in batches of up to BATCH_LIMIT,
+   * each its own transaction, one after the other, until a batch finds fewer than that or
+   * `over` says the job's time is up. A batch locks its refunds' orders first (waiting up to
+   * HELD_ORDER_WAIT_MS for those another transaction holds), then the refunds: the order in
+   * which crediting takes them. A batch that fails hands each of its refunds to a job of its
+   * own (process-refund: applied alone, with the queue's retries). Returns whether refunds are
+   * left for a new job of the store.
+   */
+  private async drainRefunds(storeId: number, over: () => boolean): Promise<boolean> {
+    const handedOver: number[] = [];
+    for (;;) {
+      let ids: number[] = [];
+      try {
+        const full = await withTransaction(this.pool, async (tx) => {
+          const refunds = await pendingRefunds(tx, storeId, handedOver, BATCH_LIMIT);
+          ids = refunds.map((refund) => refund.id);
+          if (ids.length === 0) return false;
+          await tx.query(`SET LOCAL lock_timeout = '${HELD_ORDER_WAIT_MS}ms'`);
+          await this.applyRefunds(tx, storeId, ids, [
+            ...new Set(refunds.map((refund) => refund.order_external_id)),
+          ]);
+          return ids.length === BATCH_LIMIT;
+        });
+        if (!full) return false;
+      } catch (error) {
+        // An order or a customer held longer than that: a new job of the store looks again.
+        if ((error as { code?: string }).code === "55P03") return true;
+        // Nothing read yet (the database is away): the job fails, and is retried.
+        if (ids.length === 0) throw error;
+        this.logger.warn(
+          { storeId, refunds: ids.length, err: error },
+          "a batch of refunds failed: each of them is applied by a job of its own",
+        );
+        handedOver.push(...ids);
+        await enqueueRefundJobs(this.pool, ids);
+      }
+      if (over()) return true;
+    }
+  }
+
+  /**
+   * Applies these refunds of the store, oldest first, each on its order as the ones before
+   * left it: their orders are locked first, then the refunds still pending. A refund of an
+   * order the store never registered is kept as `unknown_order` (applied if the order comes);
+   * one of a pending order is left to that order's crediting. The customers' clubs are
+   * reviewed once, after.
+   */
+  private async applyRefunds(
+    tx: Queryable,
+    storeId: number,
+    refundIds: readonly number[],
+    orderExternalIds: readonly string[],
+  ): Promise<void> {
+    const orders = await lockOrdersByExternalIds(tx, storeId, orderExternalIds);
+    const refunds = await lockPendingRefunds(tx, storeId, refundIds);
+    const byExternalId = new Map(orders.map((order) => [order.external_id, order]));
+    const customers: number[] = [];
+    for (const refund of refunds) {
+      const order = byExternalId.get(refund.order_external_id);
+      if (!order) {
+        await markRefundProcessed(tx, {
+          id: refund.id,
+          orderId: null,
+          outcome: "unknown_order",
+          pointsDeducted: 0,
+        });
+        this.logger.warn(
+          { storeId, order: refund.order_external_id, refundId: refund.id },
+          "refund for an order unknown to the store: nothing to deduct",
+        );
+        continue;
+      }
+      // A pending order's crediting applies its waiting declarations.
+      if (order.status === "pending") continue;
+      byExternalId.set(order.external_id, await this.applyRefund(tx, refund, order));
+      customers.push(order.customer_id as number);
+    }
+    await reviewClubs(tx, storeId, customers, this.clock());
   }
 
   /**
@@ -577,44 +670,38 @@ export class OrdersService {
         const applied = await this.applyRefund(tx, refund, order);
         byExternalId.set(order.external_id, applied);
       }
+      await reviewClubs(
+        tx,
+        storeId,
+        waiting.map((refund) => byExternalId.get(refund.order_external_id)?.customer_id as number),
+        now,
+        { store: { clubs, policy } },
+      );
     }
   }
 
   /**
-   * Applies a refund declaration (the job of its declaration). Waits for a pending order (its
-   * processing applies the declaration); an order the store never registered is logged.
+   * Applies a refund declaration alone (the job of a refund whose batch failed, or one queued
+   * before refunds were applied by their store's job): see applyRefunds. If that fails, the
+   * failure is counted: batches stop taking the refund, and its own job's retries go on.
    */
   async processRefund(refundId: number): Promise<void> {
-    await withTransaction(this.pool, async (tx) => {
-      const declared = await findRefund(tx, refundId);
-      if (!declared || declared.processing_status === "processed") return;
-      // The order first, then the declaration: the order worker locks them in that order too.
-      const order = await lockOrderByExternalId(tx, declared.store_id, declared.order_external_id);
-      const refund = await lockRefund(tx, refundId);
-      if (!refund || refund.processing_status === "processed") return;
-      if (!order) {
-        await markRefundProcessed(tx, {
-          id: refund.id,
-          orderId: null,
-          outcome: "unknown_order",
-          pointsDeducted: 0,
-        });
-        this.logger.warn(
-          { storeId: refund.store_id, order: refund.order_external_id, refundId },
-          "refund for an order unknown to the store: nothing to deduct",
-        );
-        return;
-      }
-      // A pending order's processing applies its waiting declarations.
-      if (order.status === "pending") return;
-      await this.applyRefund(tx, refund, order);
-    });
+    try {
+      await withTransaction(this.pool, async (tx) => {
+        const declared = await findRefund(tx, refundId);
+        if (!declared || declared.processing_status === "processed") return;
+        await this.applyRefunds(tx, declared.store_id, [refundId], [declared.order_external_id]);
+      });
+    } catch (error) {
+      await recordRefundFailure(this.pool, refundId).catch(() => {});
+      throw error;
+    }
   }
 
   /**
    * Deduction = points earned × cumulative refunded share − points already deducted. A replay
    * deducts nothing; a lower cumulative than applied changes nothing and is logged.
-   * Returns the order as it stands after.
+   * Returns the order as it stands after. The caller reviews the customer's club after.
    */
   private async applyRefund(tx: Queryable, refund: RefundRow, order: OrderRow): Promise<OrderRow> {
     const earnedPoints = order.points_earned ?? 0;
@@ -697,7 +784,6 @@ export class OrdersService {
       });
       await recordEvents(tx, order.store_id, events);
     }
-    await reviewClubs(tx, order.store_id, [customerId], this.clock());
     await markRefundProcessed(tx, {
       id: refund.id,
       orderId: order.id,

@@ -32,7 +32,10 @@ export const ordersTaskDefinitions = {
         }
       },
   }),
-  /** A store's pending orders, credited in batches: the job its registrations add. */
+  /**
+   * A store's pending orders, credited in batches, then its pending refunds, applied in
+   * batches: the job its registrations and refund declarations add.
+   */
   "credit-store-orders": defineTask({
     payload: z.object({ storeId: z.number().int().positive() }),
     handler:
@@ -41,7 +44,7 @@ export const ordersTaskDefinitions = {
         await orders.creditStore(storeId);
       },
   }),
-  /** A crediting job for the stores whose pending orders have waited a minute with none. */
+  /** A crediting job for the stores whose pending orders or refunds waited a minute with none. */
   "credit-stranded-orders": defineTask({
     payload: z.object({}),
     handler:
@@ -51,6 +54,10 @@ export const ordersTaskDefinitions = {
       },
     cron: { match: "* * * * *", options: { maxAttempts: 1, queueName: "stranded-orders" } },
   }),
+  /**
+   * One refund, applied alone: its store's crediting job applies refunds in batches, and hands
+   * those of a batch that failed to jobs of their own (so that the failure is its own or not).
+   */
   "process-refund": defineTask({
     payload: z.object({ refundId: z.number().int().positive() }),
     handler:
