@@ -6,9 +6,19 @@
 --
 -- A refund whose batch failed is applied alone by a job of its own (process-refund), with the
 -- queue's retries; its failures are counted here, and batches leave it out from the first
--- (one bad declaration must not hold back the store's others), as orders' do.
-ALTER TABLE refunds ADD COLUMN processing_failures integer NOT NULL DEFAULT 0;
-CREATE INDEX refunds_pending ON refunds (store_id, id)
+-- (one bad declaration must not hold back the store's others), as orders' are.
+--
+-- The column's constant default is not written to the table's rows. The migrations run in one
+-- transaction, so the index is built without CONCURRENTLY: declarations wait while it is built.
+-- To build it beforehand without stopping them (after adding the column), then migrate:
+--   ALTER TABLE refunds ADD COLUMN IF NOT EXISTS processing_failures integer NOT NULL DEFAULT 0;
+--   CREATE INDEX CONCURRENTLY refunds_pending ON refunds (store_id, id)
+--     WHERE processing_status = 'pending' AND processing_failures = 0;
+-- and check that it is valid before migrating (a failed concurrent build leaves an invalid
+-- index, which IF NOT EXISTS below would keep; drop it and build again):
+--   SELECT indisvalid FROM pg_index WHERE indexrelid = 'refunds_pending'::regclass;
+ALTER TABLE refunds ADD COLUMN IF NOT EXISTS processing_failures integer NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS refunds_pending ON refunds (store_id, id)
   WHERE processing_status = 'pending' AND processing_failures = 0;
 
 -- Down Migration

@@ -196,7 +196,10 @@ it("applies a refund whose batch failed alone, and the store's other refunds all
 
     await workUntil(async () => {
       const refunds = await refundsOf(s.store.id);
-      return refunds.filter((refund) => refund.processing_status === "processed").length === 2;
+      return (
+        refunds.filter((refund) => refund.processing_status === "processed").length === 2 &&
+        Number(refunds[1]?.processing_failures) > 0
+      );
     });
     const refunds = await refundsOf(s.store.id);
     expect(refunds.map((refund) => [refund.processing_status, refund.processing_failures])).toEqual(
@@ -225,8 +228,8 @@ it("applies a refund whose batch failed alone, and the store's other refunds all
       `DROP TRIGGER refuse_deduction ON ledger_transactions; DROP FUNCTION refuse_deduction();`,
     );
   }
-  // Its own job's retry applies it once the cause is gone: a cancellation applied already took
-  // order 2's points, so it changes nothing.
+  // Its own job's retry applies it once the cause is gone, after the cancellation declared
+  // later: that took order 2's points already, so it deducts nothing.
   await app.context.pool.query(
     `UPDATE graphile_worker._private_jobs SET run_at = now() WHERE (payload->>'refundId')::bigint = $1`,
     [badId],
@@ -243,17 +246,24 @@ it("applies a refund whose batch failed alone, and the store's other refunds all
   });
 });
 
-it("leaves a refund whose order is held too long to a new job of the store", async () => {
-  const s = await storeWithCreditedOrders("https://refund-held.example", 1);
+it("holds back only the refunds of an order held elsewhere, and leaves them to a new job", async () => {
+  const s = await storeWithCreditedOrders("https://refund-held.example", 2);
   await declare(s.authorization, { externalId: 1, status: "refunded" });
+  await declare(s.authorization, { externalId: 2, status: "refunded" });
   await deleteJobs(s.store.id);
   const holder = new pg.Client({ connectionString: app.database.url });
   await holder.connect();
   try {
     await holder.query("BEGIN");
-    await holder.query(`SELECT id FROM orders WHERE store_id = $1 FOR UPDATE`, [s.store.id]);
+    await holder.query(
+      `SELECT id FROM orders WHERE store_id = $1 AND external_id = '1' FOR UPDATE`,
+      [s.store.id],
+    );
     await app.context.services.orders.creditStore(s.store.id);
-    expect((await refundsOf(s.store.id))[0]?.processing_status).toBe("pending");
+    expect((await refundsOf(s.store.id)).map((refund) => refund.processing_status)).toEqual([
+      "pending",
+      "processed",
+    ]);
     expect(await queuedJobs(s.store.id)).toEqual([
       { task: "credit-store-orders", payload: { storeId: s.store.id } },
     ]);
@@ -265,8 +275,47 @@ it("leaves a refund whose order is held too long to a new job of the store", asy
   expect(await pointsOf(app.context.pool, s.store.id, 7)).toEqual({
     balance: 0,
     ledger: 0,
-    entries: 2,
+    entries: 4,
   });
+});
+
+it("applies more refunds than a batch takes in the order they were declared, each once", async () => {
+  const s = await storeWithKey(app, "https://many-refunds.example");
+  await addRule(app.context.pool, s.store.id, { kind: "default", rate: 1 });
+  const customers = [7, 8, 9, 10, 11];
+  for (const [index, customer] of customers.entries()) {
+    const body = { ...order(index + 1), customer: { externalId: customer } };
+    expect((await post("/api/order/register", body, s.authorization)).status).toBe(201);
+  }
+  await workUntil(async () => (await queuedJobs(s.store.id)).length === 0);
+  // Each order's refunds grow by one unit paid, one point: 46 each, 230 in all, declared
+  // side by side for the five orders.
+  await Promise.all(
+    customers.map(async (_, index) => {
+      for (let amount = 1; amount <= 46; amount++) {
+        await declare(s.authorization, {
+          externalId: index + 1,
+          status: "partially_refunded",
+          refundedAmount: amount,
+        });
+      }
+    }),
+  );
+  await workUntil(async () =>
+    (await refundsOf(s.store.id)).every((refund) => refund.processing_status === "processed"),
+  );
+  const refunds = await refundsOf(s.store.id);
+  expect(refunds).toHaveLength(230);
+  expect(
+    refunds.filter((refund) => refund.outcome === "deducted" && refund.points_deducted === 1),
+  ).toHaveLength(230);
+  for (const customer of customers) {
+    expect(await pointsOf(app.context.pool, s.store.id, customer)).toEqual({
+      balance: 4,
+      ledger: 4,
+      entries: 47,
+    });
+  }
 });
 
 it("gives a job to a store whose refunds waited a minute without one", async () => {

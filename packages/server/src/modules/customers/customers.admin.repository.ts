@@ -241,6 +241,8 @@ export async function eraseCustomer(
     `WITH own AS (
        SELECT id, payload -> 'customer' ->> 'email' AS email FROM orders
        WHERE store_id = $1 AND customer_external_id = $2
+       -- In id order, as the order and refund batches lock them.
+       ORDER BY id
        FOR NO KEY UPDATE
      ), scrubbed AS (
        -- Processing and refunds read the lines and the customer's external id, nothing else

@@ -530,53 +530,83 @@ export type RefundOutcome = "deducted" | "no_change" | "lower_than_applied" | "u
 const REFUND_COLUMNS = `id, store_id, order_external_id, status, credit_note_id, payload,
   processing_status, outcome`;
 
-export async function findRefund(db: Queryable, refundId: number): Promise<RefundRow | undefined> {
-  const { rows } = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1`,
+/**
+ * A refund still pending whose order is credited or unknown (see pendingRefunds), with its store
+ * and order, whatever its failures: what its own job applies. Undefined otherwise.
+ */
+export async function findRefundToApply(
+  db: Queryable,
+  refundId: number,
+): Promise<{ id: number; store_id: number; order_id: number | null } | undefined> {
+  const { rows } = await db.query<{ id: number; store_id: number; order_id: number | null }>(
+    `SELECT r.id, r.store_id, o.id AS order_id FROM refunds r
+     LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
+     WHERE r.id = $1 AND r.processing_status = 'pending' AND o.status IS DISTINCT FROM 'pending'`,
     [refundId],
   );
   return rows[0];
 }
 
 /**
- * The store's refunds a crediting job applies next, oldest first (by id and order identifier,
- * unlocked): those pending whose order is credited or unknown to the store. A refund of a
- * pending order waits for it (its crediting applies the refund); one whose batch failed is its
- * own job's (`processing_failures`), and so are `exceptIds`.
+ * The store's refunds a crediting job applies next, oldest first, unlocked, with the id of
+ * their order (null when the store has none of that identifier): those pending whose order is
+ * credited or unknown. A refund of a pending order waits for it (its crediting applies the
+ * refund); one whose batch failed is its own job's (`processing_failures`), and so are
+ * `exceptIds`.
  */
 export async function pendingRefunds(
   db: Queryable,
   storeId: number,
   exceptIds: readonly number[],
   limit: number,
-): Promise<{ id: number; order_external_id: string }[]> {
-  const { rows } = await db.query<{ id: number; order_external_id: string }>(
-    `SELECT id, order_external_id FROM refunds r
-     WHERE store_id = $1 AND processing_status = 'pending' AND processing_failures = 0
-       AND id <> ALL ($2::bigint[])
-       AND NOT EXISTS (
-         SELECT 1 FROM orders o
-         WHERE o.store_id = r.store_id AND o.external_id = r.order_external_id
-           AND o.status = 'pending'
-       )
-     ORDER BY id LIMIT $3`,
+): Promise<{ id: number; order_id: number | null }[]> {
+  const { rows } = await db.query<{ id: number; order_id: number | null }>(
+    `SELECT r.id, o.id AS order_id FROM refunds r
+     LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
+     WHERE r.store_id = $1 AND r.processing_status = 'pending' AND r.processing_failures = 0
+       AND r.id <> ALL ($2::bigint[]) AND o.status IS DISTINCT FROM 'pending'
+     ORDER BY r.id LIMIT $3`,
     [storeId, exceptIds, limit],
   );
   return rows;
 }
 
-/** Locks the store's orders of these identifiers, in id order (as batches of orders do). */
-export async function lockOrdersByExternalIds(
+/**
+ * Locks these orders of the store in id order (as batches of orders do), skipping those another
+ * transaction holds unless `wait`.
+ */
+export async function lockOrdersById(
   db: Queryable,
   storeId: number,
-  externalIds: readonly string[],
+  orderIds: readonly number[],
+  { wait }: { wait: boolean },
 ): Promise<OrderRow[]> {
+  if (orderIds.length === 0) return [];
   const { rows } = await db.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND external_id = ANY ($2::text[])
-     ORDER BY id FOR NO KEY UPDATE`,
-    [storeId, externalIds],
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE store_id = $1 AND id = ANY ($2::bigint[])
+     ORDER BY id FOR NO KEY UPDATE${wait ? "" : " SKIP LOCKED"}`,
+    [storeId, orderIds],
   );
   return rows;
+}
+
+/**
+ * Locks the earning lots of these orders that still hold points (a refund's deduction lowers
+ * its order's first one), in ledger order: lots before customers, as appendLedgerEntries, the
+ * release and expiry jobs take them.
+ */
+export async function lockOrderLots(
+  db: Queryable,
+  storeId: number,
+  orderIds: readonly number[],
+): Promise<void> {
+  if (orderIds.length === 0) return;
+  await db.query(
+    `SELECT ledger_id FROM earning_lots
+     WHERE store_id = $1 AND order_id = ANY ($2::bigint[]) AND points > 0
+     ORDER BY ledger_id FOR UPDATE`,
+    [storeId, orderIds],
+  );
 }
 
 /** Locks those of these refunds of the store still pending, oldest first. */
@@ -585,6 +615,7 @@ export async function lockPendingRefunds(
   storeId: number,
   ids: readonly number[],
 ): Promise<RefundRow[]> {
+  if (ids.length === 0) return [];
   const { rows } = await db.query<RefundRow>(
     `SELECT ${REFUND_COLUMNS} FROM refunds
      WHERE store_id = $1 AND id = ANY ($2::bigint[]) AND processing_status = 'pending'

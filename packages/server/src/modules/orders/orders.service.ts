@@ -34,10 +34,11 @@ import {
 import { activeRules, listClubs } from "../points/points.repository.js";
 import {
   declareRefunds,
-  findRefund,
+  findRefundToApply,
   lockOrder,
   orderStatus,
-  lockOrdersByExternalIds,
+  lockOrdersById,
+  lockOrderLots,
   lockPendingOrders,
   lockPendingRefunds,
   lockUnappliedRefunds,
@@ -83,6 +84,12 @@ export function orderIdentity(order: { externalRef: string } | { externalId: num
 const BATCH_LIMIT = 200;
 
 /**
+ * Refunds one transaction of a crediting job applies: each is a few statements in turn, and a
+ * batch holds its orders and their customers until it commits (claims on them wait).
+ */
+const REFUND_BATCH_LIMIT = 100;
+
+/**
  * How long a store's crediting job runs before it leaves the rest to another: a stopping
  * worker waits for its running jobs.
  */
@@ -94,20 +101,23 @@ const DRAIN_MS = 5_000;
  */
 const PARALLEL_BATCHES = 4;
 
-/** How long a crediting job's last batch waits for an order another transaction holds. */
+/**
+ * How long a crediting job's last batch of orders, and its last batch of refunds, waits for an
+ * order (or a row it needs) another transaction holds.
+ */
 const HELD_ORDER_WAIT_MS = 2_000;
 
 /**
  * How long a store's next job waits for its running one in the process: longer than a run
- * that goes well takes. A run stuck longer (a batch waiting on a row another session holds,
- * a lost connection) does not hold the store's crediting: the next job drains beside it,
- * skipping the orders it holds.
+ * that goes well takes (its orders' time, both last batches' waits, a batch of refunds). A
+ * run stuck longer (a batch waiting on a row another session holds, a lost connection) does
+ * not hold the store's crediting: the next job drains beside it, skipping the rows it holds.
  */
-const RUN_WAIT_MS = DRAIN_MS + HELD_ORDER_WAIT_MS + 1_000;
+const RUN_WAIT_MS = DRAIN_MS + 2 * HELD_ORDER_WAIT_MS + 2_000;
 
 /**
- * How long an order may wait, pending, before the sweep (credit-stranded-orders) adds its
- * store a crediting job: longer than a busy queue makes it wait, short enough for a
+ * How long an order or a refund may wait, pending, before the sweep (credit-stranded-orders)
+ * adds its store a crediting job: longer than a busy queue makes it wait, short enough for a
  * shopper who looks again.
  */
 const STRANDED_AFTER_MS = 60_000;
@@ -383,65 +393,96 @@ export class OrdersService {
   }
 
   /**
-   * Applies the store's pending refunds (see pendingRefunds), in batches of up to BATCH_LIMIT,
-   * each its own transaction, one after the other, until a batch finds fewer than that or
-   * `over` says the job's time is up. A batch locks its refunds' orders first (waiting up to
-   * HELD_ORDER_WAIT_MS for those another transaction holds), then the refunds: the order in
-   * which crediting takes them. A batch that fails hands each of its refunds to a job of its
-   * own (process-refund: applied alone, with the queue's retries). Returns whether refunds are
-   * left for a new job of the store.
+   * Applies the store's pending refunds (see pendingRefunds), in batches of up to
+   * REFUND_BATCH_LIMIT, each its own transaction, one after the other, until a batch finds fewer
+   * than that or `over` says the job's time is up. The batches skip the refunds whose order
+   * another transaction holds; a last one waits for them (up to HELD_ORDER_WAIT_MS), so that
+   * one order held long holds back its own refunds only, for a new job of the store. A batch
+   * that fails hands each of its refunds to a job of its own (process-refund: applied alone,
+   * with the queue's retries). Returns whether refunds are left for a new job of the store.
    */
   private async drainRefunds(storeId: number, over: () => boolean): Promise<boolean> {
     const handedOver: number[] = [];
-    for (;;) {
-      let ids: number[] = [];
+    const skipped = new Set<number>();
+    /** One batch: "full" when more may be waiting, "held" when a row was held too long. */
+    const batch = async (wait: boolean): Promise<"done" | "full" | "held"> => {
+      // Read outside a transaction: most jobs find none.
+      const refunds = await pendingRefunds(
+        this.pool,
+        storeId,
+        wait ? handedOver : [...handedOver, ...skipped],
+        REFUND_BATCH_LIMIT,
+      );
+      if (refunds.length === 0) return "done";
       try {
-        const full = await withTransaction(this.pool, async (tx) => {
-          const refunds = await pendingRefunds(tx, storeId, handedOver, BATCH_LIMIT);
-          ids = refunds.map((refund) => refund.id);
-          if (ids.length === 0) return false;
-          await tx.query(`SET LOCAL lock_timeout = '${HELD_ORDER_WAIT_MS}ms'`);
-          await this.applyRefunds(tx, storeId, ids, [
-            ...new Set(refunds.map((refund) => refund.order_external_id)),
-          ]);
-          return ids.length === BATCH_LIMIT;
+        await withTransaction(this.pool, async (tx) => {
+          if (wait) await tx.query(`SET LOCAL lock_timeout = '${HELD_ORDER_WAIT_MS}ms'`);
+          const left = await this.applyRefunds(tx, storeId, refunds, { wait });
+          for (const id of left) skipped.add(id);
         });
-        if (!full) return false;
       } catch (error) {
-        // An order or a customer held longer than that: a new job of the store looks again.
-        if ((error as { code?: string }).code === "55P03") return true;
-        // Nothing read yet (the database is away): the job fails, and is retried.
-        if (ids.length === 0) throw error;
+        if ((error as { code?: string }).code === "55P03") return "held";
+        const ids = refunds.map((refund) => refund.id);
         this.logger.warn(
           { storeId, refunds: ids.length, err: error },
           "a batch of refunds failed: each of them is applied by a job of its own",
         );
         handedOver.push(...ids);
         await enqueueRefundJobs(this.pool, ids);
+        return "full";
       }
+      return refunds.length === REFUND_BATCH_LIMIT ? "full" : "done";
+    };
+    for (;;) {
+      const outcome = await batch(false);
+      if (outcome === "held") return true;
+      if (outcome === "done") break;
       if (over()) return true;
     }
+    return skipped.size > 0 && (await batch(true)) !== "done";
   }
 
   /**
-   * Applies these refunds of the store, oldest first, each on its order as the ones before
-   * left it: their orders are locked first, then the refunds still pending. A refund of an
-   * order the store never registered is kept as `unknown_order` (applied if the order comes);
-   * one of a pending order is left to that order's crediting. The customers' clubs are
-   * reviewed once, after.
+   * Applies these refunds of the store (pendingRefunds' rows), oldest first, each on its order
+   * as the ones before left it. The locks are taken in the order the other jobs take them: the
+   * orders (those another transaction holds are skipped unless `wait`, and their refunds
+   * returned), their earning lots, their customers (in external id order), then the refunds
+   * still pending. One after the other, as the refunds come, their customers and lots were
+   * taken in no order, and batches deadlocked with crediting and expiry. A refund
+   * of an order the store never registered is kept as `unknown_order` (applied if the order
+   * comes). The customers whose refunds changed something have their clubs reviewed once, after.
    */
   private async applyRefunds(
     tx: Queryable,
     storeId: number,
-    refundIds: readonly number[],
-    orderExternalIds: readonly string[],
-  ): Promise<void> {
-    const orders = await lockOrdersByExternalIds(tx, storeId, orderExternalIds);
-    const refunds = await lockPendingRefunds(tx, storeId, refundIds);
-    const byExternalId = new Map(orders.map((order) => [order.external_id, order]));
-    const customers: number[] = [];
-    for (const refund of refunds) {
-      const order = byExternalId.get(refund.order_external_id);
+    refunds: readonly { id: number; order_id: number | null }[],
+    { wait }: { wait: boolean },
+  ): Promise<number[]> {
+    const orderIds = [
+      ...new Set(refunds.flatMap((refund) => (refund.order_id === null ? [] : [refund.order_id]))),
+    ];
+    const orders = new Map(
+      (await lockOrdersById(tx, storeId, orderIds, { wait })).map((order) => [order.id, order]),
+    );
+    const skipped = refunds.filter(
+      (refund) => refund.order_id !== null && !orders.has(refund.order_id),
+    );
+    await lockOrderLots(tx, storeId, [...orders.keys()]);
+    const held = await heldClubs(
+      tx,
+      [...orders.values()].map((order) => order.customer_id as number),
+      { lock: true },
+    );
+    const locked = await lockPendingRefunds(
+      tx,
+      storeId,
+      refunds.filter((refund) => !skipped.includes(refund)).map((refund) => refund.id),
+    );
+    const orderOf = new Map(refunds.map((refund) => [refund.id, refund.order_id]));
+    const changed: number[] = [];
+    for (const refund of locked) {
+      const orderId = orderOf.get(refund.id);
+      const order = orderId ? orders.get(orderId) : undefined;
       if (!order) {
         await markRefundProcessed(tx, {
           id: refund.id,
@@ -455,16 +496,19 @@ export class OrdersService {
         );
         continue;
       }
-      // A pending order's crediting applies its waiting declarations.
-      if (order.status === "pending") continue;
-      byExternalId.set(order.external_id, await this.applyRefund(tx, refund, order));
-      customers.push(order.customer_id as number);
+      const applied = await this.applyRefund(tx, refund, order);
+      if (applied === order) continue;
+      orders.set(order.id, applied);
+      changed.push(order.customer_id as number);
     }
-    await reviewClubs(tx, storeId, customers, this.clock());
+    await reviewClubs(tx, storeId, changed, this.clock(), {
+      held: held.filter((row) => changed.includes(row.id)),
+    });
+    return skipped.map((refund) => refund.id);
   }
 
   /**
-   * Adds a crediting job for each store whose pending orders have waited longer than
+   * Adds a crediting job for each store whose pending orders or refunds have waited longer than
    * STRANDED_AFTER_MS (see enqueueStoreCredits), after deleting the stores' jobs that will
    * never run again (deleteSpentStoreCredits). Returns how many stores.
    */
@@ -472,7 +516,7 @@ export class OrdersService {
     await deleteSpentStoreCredits(this.pool);
     const stores = await enqueueStoreCredits(this.pool, { olderThanMs: STRANDED_AFTER_MS });
     if (stores > 0)
-      this.logger.warn({ stores }, "pending orders without a job: crediting jobs added");
+      this.logger.warn({ stores }, "pending orders or refunds without a job: crediting jobs added");
     return stores;
   }
 
@@ -688,9 +732,10 @@ export class OrdersService {
   async processRefund(refundId: number): Promise<void> {
     try {
       await withTransaction(this.pool, async (tx) => {
-        const declared = await findRefund(tx, refundId);
-        if (!declared || declared.processing_status === "processed") return;
-        await this.applyRefunds(tx, declared.store_id, [refundId], [declared.order_external_id]);
+        // Its order still pending (its crediting applies the refund), or applied already: none.
+        const refund = await findRefundToApply(tx, refundId);
+        if (!refund) return;
+        await this.applyRefunds(tx, refund.store_id, [refund], { wait: true });
       });
     } catch (error) {
       await recordRefundFailure(this.pool, refundId).catch(() => {});
