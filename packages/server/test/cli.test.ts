@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_MASTER_KEY } from "./support/app.js";
 import { runCommand } from "./support/cli.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { createTestDatabase, endPool, type TestDatabase } from "./support/database.js";
 import { environment, runCli } from "./support/processes.js";
 
 let database: TestDatabase;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await database.drop();
 });
 

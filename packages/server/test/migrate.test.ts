@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { migrate, MIGRATION_LOCK, MIGRATIONS_DIR } from "../src/db/migrate.js";
 import { createLogger } from "../src/http/logger.js";
-import { databaseUrl, testDatabaseName } from "./support/database.js";
+import { databaseUrl, endPool, testDatabaseName } from "./support/database.js";
 
 describe("migrations", () => {
   const adminUrl = inject("adminDatabaseUrl");
@@ -35,7 +35,7 @@ describe("migrations", () => {
     expect(rows[0]?.count).toBe(files.length);
     const jobs = await pool.query("SELECT 1 FROM graphile_worker.jobs LIMIT 1");
     expect(jobs.rowCount).toBe(0);
-    await pool.end();
+    await endPool(pool);
   });
 
   it("waits while another process migrates, then finds the work done", async () => {

@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_DIR } from "../src/db/migrate.js";
 import { eventually, TEST_MASTER_KEY } from "./support/app.js";
-import { createTestDatabase } from "./support/database.js";
+import { createTestDatabase, endPool } from "./support/database.js";
 import { addRule, hashFor, registerFirstOrder } from "./support/fixtures.js";
 import { environment, exitOf, runCli, spawnServer, startServer } from "./support/processes.js";
 import { startWorkerProcess } from "./support/worker-process.js";
@@ -107,7 +107,7 @@ describe("the documented production deploy, from the built files", () => {
       expect(await worker.stop(), worker.output()).toBe(0);
     } finally {
       for (const end of stop) await end();
-      await pool.end();
+      await endPool(pool);
       await database.drop();
     }
   }, 120_000);

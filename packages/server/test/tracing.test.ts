@@ -8,7 +8,7 @@ import getPort from "get-port";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basic, eventually, TEST_MASTER_KEY } from "./support/app.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { createTestDatabase, endPool, type TestDatabase } from "./support/database.js";
 import { hashFor, registerFirstOrder } from "./support/fixtures.js";
 import {
   startOtlpReceiver,
@@ -207,7 +207,7 @@ describe("traces, with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     } finally {
       server.child.kill("SIGKILL");
       await worker.kill();
-      await pool.end();
+      await endPool(pool);
       serverOutput = server.output();
     }
   }, 90_000);

@@ -57,3 +57,23 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     },
   };
 }
+
+/**
+ * Ends a pool and waits for its connections to close. pg-pool's `end()` resolves as soon as it
+ * has asked its idle clients to end, before they have: a database dropped right after (`WITH
+ * (FORCE)` terminates its sessions) then kills a connection still closing, and the ended pool,
+ * with no one listening, reports it as an uncaught error that fails the run.
+ */
+export async function endPool(pool: pg.Pool): Promise<void> {
+  const open = pool.totalCount;
+  let removed = 0;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on("remove", () => {
+      removed += 1;
+      if (removed >= open) resolve();
+    });
+  });
+  await pool.end();
+  await closed;
+}
