@@ -455,16 +455,11 @@ export async function enqueueStoreCredits(
            WHERE status = 'pending' AND processing_failures = 0
              AND received_at < now() - $3 * interval '1 millisecond'
            UNION
-           -- Refunds a crediting job applies (see pendingRefunds); those of a pending order
+           -- Refunds a crediting job applies (see applicableRefund); those of a pending order
            -- wait for it, and its store is here for the order.
            SELECT store_id FROM refunds r
-           WHERE processing_status = 'pending' AND processing_failures = 0
+           WHERE ${applicableRefund("'{}'::bigint[]")}
              AND received_at < now() - $3 * interval '1 millisecond'
-             AND NOT EXISTS (
-               SELECT 1 FROM orders o
-               WHERE o.store_id = r.store_id AND o.external_id = r.order_external_id
-                 AND o.status = 'pending'
-             )
          ) waiting
          WHERE NOT EXISTS (
            SELECT 1 FROM graphile_worker.jobs j
@@ -531,8 +526,9 @@ const REFUND_COLUMNS = `id, store_id, order_external_id, status, credit_note_id,
   processing_status, outcome`;
 
 /**
- * A refund still pending whose order is credited or unknown (see pendingRefunds), with its store
- * and order, whatever its failures: what its own job applies. Undefined otherwise.
+ * A refund still pending whose order is credited or unknown, with no earlier pending refund of
+ * its order (see applicableRefund), with its store and order, whatever its failures: what its
+ * own job applies. Undefined otherwise.
  */
 export async function findRefundToApply(
   db: Queryable,
@@ -541,18 +537,44 @@ export async function findRefundToApply(
   const { rows } = await db.query<{ id: number; store_id: number; order_id: number | null }>(
     `SELECT r.id, r.store_id, o.id AS order_id FROM refunds r
      LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
-     WHERE r.id = $1 AND r.processing_status = 'pending' AND o.status IS DISTINCT FROM 'pending'`,
+     WHERE r.id = $1 AND r.processing_status = 'pending' AND o.status IS DISTINCT FROM 'pending'
+       -- The order's earlier declarations first: the job of the first applies this one after.
+       AND NOT EXISTS (
+         SELECT 1 FROM refunds e
+         WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
+           AND e.id < r.id AND e.processing_status = 'pending'
+       )`,
     [refundId],
   );
   return rows[0];
 }
 
 /**
- * The store's refunds a crediting job applies next, oldest first, unlocked, with the id of
- * their order (null when the store has none of that identifier): those pending whose order is
- * credited or unknown. A refund of a pending order waits for it (its crediting applies the
- * refund); one whose batch failed is its own job's (`processing_failures`), and so are
- * `exceptIds`.
+ * What makes a pending refund `r` (of a store's `refunds`) one a batch may apply: its order is
+ * credited or unknown (a refund of a pending order waits for it: its crediting applies the
+ * refund), it has not failed alone, is not in `except`, and no earlier pending refund of its
+ * order failed or is in `except`. Declarations are cumulative: each is applied on what the
+ * ones before it left, so a refund left out keeps its order's later ones out too.
+ */
+function applicableRefund(except: string): string {
+  return `r.processing_status = 'pending' AND r.processing_failures = 0
+     AND r.id <> ALL (${except})
+     AND NOT EXISTS (
+       SELECT 1 FROM orders o
+       WHERE o.store_id = r.store_id AND o.external_id = r.order_external_id
+         AND o.status = 'pending'
+     )
+     AND NOT EXISTS (
+       SELECT 1 FROM refunds e
+       WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
+         AND e.id < r.id AND e.processing_status = 'pending'
+         AND (e.processing_failures > 0 OR e.id = ANY (${except}))
+     )`;
+}
+
+/**
+ * The store's refunds a crediting job applies next (see applicableRefund), oldest first,
+ * unlocked, with the id of their order (null when the store has none of that identifier).
  */
 export async function pendingRefunds(
   db: Queryable,
@@ -563,8 +585,7 @@ export async function pendingRefunds(
   const { rows } = await db.query<{ id: number; order_id: number | null }>(
     `SELECT r.id, o.id AS order_id FROM refunds r
      LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
-     WHERE r.store_id = $1 AND r.processing_status = 'pending' AND r.processing_failures = 0
-       AND r.id <> ALL ($2::bigint[]) AND o.status IS DISTINCT FROM 'pending'
+     WHERE r.store_id = $1 AND ${applicableRefund("$2::bigint[]")}
      ORDER BY r.id LIMIT $3`,
     [storeId, exceptIds, limit],
   );

@@ -220,7 +220,7 @@ export class OrdersService {
     return registration;
   }
 
-  /** Stores the refund declaration and its processing job. */
+  /** Stores the refund declaration, and adds or updates its store's crediting job. */
   async refund(store: AuthenticatedStore, refund: RefundOrderRequestV1 | RefundOrderRequestV2) {
     const orderExternalId = orderIdentity(refund);
     const declared = await this.refunds.write({
@@ -414,14 +414,19 @@ export class OrdersService {
         REFUND_BATCH_LIMIT,
       );
       if (refunds.length === 0) return "done";
+      let begun = false;
       try {
         await withTransaction(this.pool, async (tx) => {
+          begun = true;
           if (wait) await tx.query(`SET LOCAL lock_timeout = '${HELD_ORDER_WAIT_MS}ms'`);
           const left = await this.applyRefunds(tx, storeId, refunds, { wait });
           for (const id of left) skipped.add(id);
         });
       } catch (error) {
         if ((error as { code?: string }).code === "55P03") return "held";
+        // No transaction (no connection to be had, the database away): the job fails, and is
+        // retried; the refunds are no more to blame than the others.
+        if (!begun) throw error;
         const ids = refunds.map((refund) => refund.id);
         this.logger.warn(
           { storeId, refunds: ids.length, err: error },
@@ -731,12 +736,16 @@ export class OrdersService {
    */
   async processRefund(refundId: number): Promise<void> {
     try {
-      await withTransaction(this.pool, async (tx) => {
+      const storeId = await withTransaction(this.pool, async (tx) => {
         // Its order still pending (its crediting applies the refund), or applied already: none.
         const refund = await findRefundToApply(tx, refundId);
-        if (!refund) return;
+        if (!refund) return undefined;
         await this.applyRefunds(tx, refund.store_id, [refund], { wait: true });
+        return refund.store_id;
       });
+      // The order's later refunds waited for this one (see applicableRefund): the store's job
+      // applies them now.
+      if (storeId !== undefined) await enqueueStoreCredits(this.pool, { storeIds: [storeId] });
     } catch (error) {
       await recordRefundFailure(this.pool, refundId).catch(() => {});
       throw error;
