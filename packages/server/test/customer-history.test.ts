@@ -450,6 +450,45 @@ describe("GET /point/user-history/{externalId}", () => {
     expect(ledgerReads).toHaveLength(1);
   });
 
+  it("reads account pages asked for at once together, each answered with its own", async () => {
+    const { customers } = app.context.services;
+    const store = { id: shop.id, domain: shop.domain };
+    const second = (await customers.history(store, bulk.externalId, { limit: 3 })).nextCursor;
+    const calls: [number, { limit: number; cursor?: string }][] = [
+      [ada.externalId, { limit: 20 }],
+      [bulk.externalId, { limit: 20 }],
+      [bulk.externalId, { limit: 3 }],
+      [bulk.externalId, { limit: 3, cursor: second as string }],
+      [424242, { limit: 20 }],
+    ];
+    // Each alone first: what each must be answered, whatever is read beside it.
+    const alone: Awaited<ReturnType<typeof customers.history>>[] = [];
+    for (const [externalId, page] of calls) {
+      alone.push(await customers.history(store, externalId, page));
+    }
+    const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const original = prototype.query;
+    let pageReads = 0;
+    prototype.query = function (this: object, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+      if (text?.includes("FROM ledger_transactions t")) pageReads += 1;
+      return original.apply(this, args);
+    };
+    // As requests under load arrive: while the first pages are read, the others wait, and go
+    // together in the next statement.
+    const together = calls.flatMap((call) => [call, call, call, call]);
+    let answers: Awaited<ReturnType<typeof customers.history>>[];
+    try {
+      answers = await Promise.all(
+        together.map(([externalId, page]) => customers.history(store, externalId, page)),
+      );
+    } finally {
+      prototype.query = original;
+    }
+    answers.forEach((answer, index) => expect(answer).toEqual(alone[Math.floor(index / 4)]));
+    expect(pageReads).toBeLessThanOrEqual(3);
+  });
+
   it("pages through every transaction once, newest first, until nextCursor is null", async () => {
     const seen: number[] = [];
     const sizes: number[] = [];

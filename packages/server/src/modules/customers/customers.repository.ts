@@ -38,6 +38,7 @@ export interface CustomerHistoryPage {
 }
 
 type PageRow = {
+  position: number;
   customer_id: number;
   balance: number;
   customer_pending: number;
@@ -48,24 +49,45 @@ type PageRow = {
   figures_previous?: number;
 } & (HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null });
 
-/**
- * The customer's balance and up to `take` (all when null) of their transactions older than
- * `beforeId` (all when null), newest first, and with `clubs` their club figures under that
- * policy; undefined when the store has no such customer. One statement, so they all come from
- * the same snapshot, walking the (customer_id, id DESC) index.
- */
+/** A page of a customer's history: see customerHistoryPages. */
+export interface HistoryPageQuery {
+  storeId: number;
+  externalId: number;
+  beforeId: number | null;
+  take: number | null;
+}
+
+/** One customer's history page (see customerHistoryPages). */
 export async function customerHistoryPage(
   db: Queryable,
-  query: { storeId: number; externalId: number; beforeId: number | null; take: number | null },
+  query: HistoryPageQuery,
   clubs?: { policy: ClubPolicy; now: Date },
 ): Promise<CustomerHistoryPage | undefined> {
+  const [page] = await customerHistoryPages(db, [query], clubs);
+  return page;
+}
+
+/**
+ * For each query, the customer's balance and up to `take` (all when null) of their
+ * transactions older than `beforeId` (all when null), newest first, and with `clubs` their
+ * club figures under that policy; undefined when the store has no such customer. One
+ * statement, so they all come from the same snapshot, each customer's walking the
+ * (customer_id, id DESC) index; many account pages asked for at once are read in one.
+ */
+export async function customerHistoryPages(
+  db: Queryable,
+  queries: readonly HistoryPageQuery[],
+  clubs?: { policy: ClubPolicy; now: Date },
+): Promise<(CustomerHistoryPage | undefined)[]> {
   const figures = clubs && clubFiguresSql(clubs.policy, clubs.now, "customer_id = c.id", 4);
   const { rows } = await db.query<PageRow>(
-    `SELECT c.id AS customer_id, c.balance, c.pending_points AS customer_pending,
+    `SELECT q.position, c.id AS customer_id, c.balance, c.pending_points AS customer_pending,
             c.club_id AS held_club_id, c.club_kept_until AS held_kept_until,
             ${figures ? "f.current AS figures_current, f.oldest AS figures_oldest, f.previous AS figures_previous," : ""}
             t.*
-     FROM customers c
+     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[])
+       WITH ORDINALITY AS q(store_id, external_id, before_id, take, position)
+     JOIN customers c ON c.store_id = q.store_id AND c.external_id = q.external_id
      ${figures ? `CROSS JOIN LATERAL (SELECT ${figures.columns} FROM ${figures.from}) f` : ""}
      LEFT JOIN LATERAL (
        SELECT t.id, t.kind, t.points, t.balance_after, o.external_id AS order_external_id,
@@ -82,44 +104,51 @@ export async function customerHistoryPage(
        LEFT JOIN activities a ON a.id = t.activity_id
        LEFT JOIN earning_lots lot ON t.available_at IS NOT NULL AND lot.ledger_id = t.id
          AND lot.released_at IS NULL
-       WHERE t.customer_id = c.id AND t.id < coalesce($3::bigint, 9223372036854775807)
+       WHERE t.customer_id = c.id AND t.id < coalesce(q.before_id, 9223372036854775807)
        ORDER BY t.id DESC
-       LIMIT $4
+       LIMIT q.take
      ) t ON true
-     WHERE c.store_id = $1 AND c.external_id = $2
-     ORDER BY t.id DESC`,
-    [query.storeId, query.externalId, query.beforeId, query.take, ...(figures?.values ?? [])],
+     ORDER BY q.position, t.id DESC`,
+    [
+      queries.map((query) => query.storeId),
+      queries.map((query) => query.externalId),
+      queries.map((query) => query.beforeId),
+      queries.map((query) => query.take),
+      ...(figures?.values ?? []),
+    ],
   );
-  const first = rows[0];
-  if (!first) return undefined;
-  return {
-    customer: {
-      id: first.customer_id,
-      balance: first.balance,
-      pendingPoints: first.customer_pending,
-      held: { clubId: first.held_club_id, keptUntil: first.held_kept_until },
-    },
-    transactions: rows.flatMap(
-      ({
-        customer_id: _id,
-        balance: _balance,
-        customer_pending: _pending,
-        held_club_id: _club,
-        held_kept_until: _kept,
-        figures_current: _current,
-        figures_oldest: _oldest,
-        figures_previous: _previous,
-        ...row
-      }) => (row.id === null ? [] : [row]),
-    ),
-    ...(figures && {
-      figures: clubFiguresOf({
-        current: first.figures_current ?? 0,
-        oldest: first.figures_oldest ?? null,
-        previous: first.figures_previous ?? 0,
-      }),
-    }),
-  };
+  const pages: (CustomerHistoryPage | undefined)[] = queries.map(() => undefined);
+  for (const {
+    position,
+    customer_id: id,
+    balance,
+    customer_pending: pendingPoints,
+    held_club_id: clubId,
+    held_kept_until: keptUntil,
+    figures_current: current,
+    figures_oldest: oldest,
+    figures_previous: previous,
+    ...row
+  } of rows) {
+    const index = Number(position) - 1;
+    let page = pages[index];
+    if (!page) {
+      page = {
+        customer: { id, balance, pendingPoints, held: { clubId, keptUntil } },
+        transactions: [],
+        ...(figures && {
+          figures: clubFiguresOf({
+            current: current ?? 0,
+            oldest: oldest ?? null,
+            previous: previous ?? 0,
+          }),
+        }),
+      };
+      pages[index] = page;
+    }
+    if (row.id !== null) page.transactions.push(row as HistoryTransactionRow);
+  }
+  return pages;
 }
 
 /**

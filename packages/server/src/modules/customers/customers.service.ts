@@ -9,11 +9,52 @@ import type { StorefrontCache, StorefrontSection } from "../storefront/storefron
 import type { ClubPolicy, LedgerKind, ProgramSettings } from "@loyalty/shared-types";
 import { nextExpiry } from "../program/expiry.repository.js";
 import { findProgramSettings } from "../program/program.repository.js";
+import { Batcher } from "../../db/batcher.js";
 import {
-  customerHistoryPage,
+  customerHistoryPages,
   latestOverdraft,
+  type CustomerHistoryPage,
+  type HistoryPageQuery,
   type HistoryTransactionRow,
 } from "./customers.repository.js";
+
+/** An account page to read, with the club policy and the instant its figures are taken at. */
+interface PageRead {
+  query: HistoryPageQuery;
+  policy: ClubPolicy;
+  now: Date;
+}
+
+/**
+ * Reads account pages in groups: under load, the pages asked for while others are being read
+ * go together in one statement (one per club policy and instant among them), rather than a
+ * statement each. Each statement's own cost in PostgreSQL (its protocol, snapshot, plan and
+ * executor) and in node-postgres was most of a page's. At low load a group is one page, read at
+ * once.
+ */
+async function readPages(
+  pool: pg.Pool,
+  reads: PageRead[],
+): Promise<(CustomerHistoryPage | undefined)[]> {
+  const groups = new Map<string, number[]>();
+  reads.forEach((read, index) => {
+    const key = JSON.stringify([read.policy, read.now.getTime()]);
+    groups.set(key, [...(groups.get(key) ?? []), index]);
+  });
+  const pages: (CustomerHistoryPage | undefined)[] = reads.map(() => undefined);
+  await Promise.all(
+    [...groups.values()].map(async (indexes) => {
+      const first = reads[indexes[0] as number] as PageRead;
+      const found = await customerHistoryPages(
+        pool,
+        indexes.map((index) => (reads[index] as PageRead).query),
+        { policy: first.policy, now: first.now },
+      );
+      indexes.forEach((index, position) => (pages[index] = found[position]));
+    }),
+  );
+  return pages;
+}
 
 /** Where a customer stands for clubs, as the history and the back-office report it. */
 export interface ClubQualificationFigures {
@@ -49,12 +90,15 @@ export class CustomersService {
   /** The expiry policy the history reports on, kept the same way. */
   private readonly settings: StorefrontSection<ProgramSettings>;
 
+  private readonly pages: Batcher<PageRead, CustomerHistoryPage | undefined>;
+
   constructor(
     private readonly pool: pg.Pool,
     /** Clubs are measured over the 12 months before now. */
     private readonly clock: Clock,
     private readonly storefront: StorefrontCache,
   ) {
+    this.pages = new Batcher((reads) => readPages(pool, reads), { maxBatch: 50, maxInFlight: 2 });
     this.clubs = {
       load: async (store) => {
         const clubs = await listClubs(pool, store.id);
@@ -87,9 +131,8 @@ export class CustomersService {
     ]);
     const policy = cachedSettings?.value.clubs ?? DEFAULT_CLUB_POLICY;
     // The page and the club figures in one statement: both are on every account page.
-    const found = await customerHistoryPage(
-      this.pool,
-      {
+    const found = await this.pages.write({
+      query: {
         storeId: store.id,
         externalId,
         beforeId: beforeId ?? null,
@@ -98,8 +141,9 @@ export class CustomersService {
         // error to answer with: the page is empty, the balance and club are still given.
         take: beforeId === undefined ? 0 : pageFetchSize(page.limit),
       },
-      { policy, now },
-    );
+      policy,
+      now,
+    });
     const figures = found?.figures ?? NO_FIGURES;
     const ids = found ? [found.customer.id] : [];
     const earned = found
