@@ -146,7 +146,7 @@ export async function customerHistoryPages(
       };
       pages[index] = page;
     }
-    if (row.id !== null) page.transactions.push(row as HistoryTransactionRow);
+    if (row.id !== null) page.transactions.push(row);
   }
   return pages;
 }

@@ -455,11 +455,18 @@ export async function enqueueStoreCredits(
            WHERE status = 'pending' AND processing_failures = 0
              AND received_at < now() - $3 * interval '1 millisecond'
            UNION
-           -- Refunds a crediting job applies (see applicableRefund); those of a pending order
+           -- Refunds a crediting job applies (see pendingRefunds); those of a pending order
            -- wait for it, and its store is here for the order.
-           SELECT store_id FROM refunds r
-           WHERE ${applicableRefund("'{}'::bigint[]")}
-             AND received_at < now() - $3 * interval '1 millisecond'
+           SELECT r.store_id FROM refunds r
+           LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
+           WHERE r.processing_status = 'pending' AND r.processing_failures = 0
+             AND r.received_at < now() - $3 * interval '1 millisecond'
+             AND o.status IS DISTINCT FROM 'pending'
+             AND NOT EXISTS (
+               SELECT 1 FROM refunds e
+               WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
+                 AND e.processing_status = 'pending' AND e.processing_failures > 0
+             )
          ) waiting
          WHERE NOT EXISTS (
            SELECT 1 FROM graphile_worker.jobs j
@@ -527,7 +534,7 @@ const REFUND_COLUMNS = `id, store_id, order_external_id, status, credit_note_id,
 
 /**
  * A refund still pending whose order is credited or unknown, with no earlier pending refund of
- * its order (see applicableRefund), with its store and order, whatever its failures: what its
+ * its order (see pendingRefunds), with its store and order, whatever its failures: what its
  * own job applies. Undefined otherwise.
  */
 export async function findRefundToApply(
@@ -550,31 +557,27 @@ export async function findRefundToApply(
 }
 
 /**
- * What makes a pending refund `r` (of a store's `refunds`) one a batch may apply: its order is
- * credited or unknown (a refund of a pending order waits for it: its crediting applies the
- * refund), it has not failed alone, is not in `except`, and no earlier pending refund of its
- * order failed or is in `except`. Declarations are cumulative: each is applied on what the
- * ones before it left, so a refund left out keeps its order's later ones out too.
+ * The orders of the store whose refunds wait (see pendingRefunds): one of their pending refunds
+ * failed alone, or is in `except` (`$1` the store, `except` an expression of refund ids).
+ * Declarations are cumulative: each is applied on what the ones before it left, so a refund
+ * left out keeps its order's others out too. The failing ones come from a partial index of
+ * them, however many refunds are pending.
  */
-function applicableRefund(except: string): string {
-  return `r.processing_status = 'pending' AND r.processing_failures = 0
-     AND r.id <> ALL (${except})
-     AND NOT EXISTS (
-       SELECT 1 FROM orders o
-       WHERE o.store_id = r.store_id AND o.external_id = r.order_external_id
-         AND o.status = 'pending'
-     )
-     AND NOT EXISTS (
-       SELECT 1 FROM refunds e
-       WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
-         AND e.id < r.id AND e.processing_status = 'pending'
-         AND (e.processing_failures > 0 OR e.id = ANY (${except}))
-     )`;
+function heldBackOrders(except: string): string {
+  return `SELECT order_external_id FROM refunds WHERE store_id = $1 AND id = ANY (${except})
+     UNION
+     SELECT order_external_id FROM refunds
+     WHERE store_id = $1 AND processing_status = 'pending' AND processing_failures > 0`;
 }
 
 /**
- * The store's refunds a crediting job applies next (see applicableRefund), oldest first,
- * unlocked, with the id of their order (null when the store has none of that identifier).
+ * The store's refunds a crediting job applies next, oldest first, unlocked, with the id of
+ * their order (null when the store has none of that identifier): those pending whose order is
+ * credited or unknown (a refund of a pending order waits for it: its crediting applies the
+ * refund), that have not failed alone, and whose order's refunds are not held back
+ * (heldBackOrders, with `exceptIds`). Each refund's order is found by its key and the held
+ * back orders are read once, whatever the statistics say: a plan that looked for a refund's
+ * earlier ones refund by refund, walking the store's, took half a second a batch under load.
  */
 export async function pendingRefunds(
   db: Queryable,
@@ -585,7 +588,9 @@ export async function pendingRefunds(
   const { rows } = await db.query<{ id: number; order_id: number | null }>(
     `SELECT r.id, o.id AS order_id FROM refunds r
      LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
-     WHERE r.store_id = $1 AND ${applicableRefund("$2::bigint[]")}
+     WHERE r.store_id = $1 AND r.processing_status = 'pending' AND r.processing_failures = 0
+       AND o.status IS DISTINCT FROM 'pending'
+       AND r.order_external_id NOT IN (${heldBackOrders("$2::bigint[]")})
      ORDER BY r.id LIMIT $3`,
     [storeId, exceptIds, limit],
   );

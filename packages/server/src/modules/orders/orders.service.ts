@@ -394,25 +394,41 @@ export class OrdersService {
 
   /**
    * Applies the store's pending refunds (see pendingRefunds), in batches of up to
-   * REFUND_BATCH_LIMIT, each its own transaction, one after the other, until a batch finds fewer
-   * than that or `over` says the job's time is up. The batches skip the refunds whose order
-   * another transaction holds; a last one waits for them (up to HELD_ORDER_WAIT_MS), so that
-   * one order held long holds back its own refunds only, for a new job of the store. A batch
-   * that fails hands each of its refunds to a job of its own (process-refund: applied alone,
-   * with the queue's retries). Returns whether refunds are left for a new job of the store.
+   * REFUND_BATCH_LIMIT, each its own transaction, until a batch finds fewer than that or `over`
+   * says the job's time is up. A first batch runs alone (most jobs find few refunds, or none);
+   * when it was full, PARALLEL_BATCHES run at once, as the orders' do: while one waits on
+   * PostgreSQL (a refund's statements go one after the other), another computes. A batch reads
+   * its refunds while no other is reading, leaving out those of the running batches and their
+   * orders' others (see pendingRefunds): a store's refunds of one order are applied in turn. The batches skip the refunds whose order another transaction holds; a
+   * last one waits for them (up to HELD_ORDER_WAIT_MS), so that one order held long holds back
+   * its own refunds only, for a new job of the store. A batch that fails hands each of its
+   * refunds to a job of its own (process-refund: applied alone, with the queue's retries).
+   * Returns whether refunds are left for a new job of the store.
    */
   private async drainRefunds(storeId: number, over: () => boolean): Promise<boolean> {
     const handedOver: number[] = [];
     const skipped = new Set<number>();
+    /** The refunds of the batches running now. */
+    const running = new Set<number>();
+    let reading: Promise<unknown> = Promise.resolve();
+    /** The next batch's refunds, read after the batches before have taken theirs. */
+    const next = (wait: boolean) => {
+      const read = reading.then(async () => {
+        const refunds = await pendingRefunds(
+          this.pool,
+          storeId,
+          wait ? handedOver : [...handedOver, ...skipped, ...running],
+          REFUND_BATCH_LIMIT,
+        );
+        for (const refund of refunds) running.add(refund.id);
+        return refunds;
+      });
+      reading = read.catch(() => undefined);
+      return read;
+    };
     /** One batch: "full" when more may be waiting, "held" when a row was held too long. */
     const batch = async (wait: boolean): Promise<"done" | "full" | "held"> => {
-      // Read outside a transaction: most jobs find none.
-      const refunds = await pendingRefunds(
-        this.pool,
-        storeId,
-        wait ? handedOver : [...handedOver, ...skipped],
-        REFUND_BATCH_LIMIT,
-      );
+      const refunds = await next(wait);
       if (refunds.length === 0) return "done";
       let begun = false;
       try {
@@ -435,14 +451,31 @@ export class OrdersService {
         handedOver.push(...ids);
         await enqueueRefundJobs(this.pool, ids);
         return "full";
+      } finally {
+        for (const refund of refunds) running.delete(refund.id);
       }
       return refunds.length === REFUND_BATCH_LIMIT ? "full" : "done";
     };
-    for (;;) {
-      const outcome = await batch(false);
-      if (outcome === "held") return true;
-      if (outcome === "done") break;
+    /** Batches one after the other until none is full; whether refunds are left. */
+    const drain = async (): Promise<boolean> => {
+      for (;;) {
+        const outcome = await batch(false);
+        if (outcome === "held") return true;
+        if (outcome === "done") return false;
+        if (over()) return true;
+      }
+    };
+    const first = await batch(false);
+    if (first === "held") return true;
+    if (first === "full") {
       if (over()) return true;
+      // Every loop ends before the job does, even when one fails (see drainStore).
+      const ended = await Promise.allSettled(Array.from({ length: PARALLEL_BATCHES }, drain));
+      const failed = ended.find((result) => result.status === "rejected");
+      if (failed) throw failed.reason;
+      if (ended.some((result) => result.status === "fulfilled" && result.value)) return true;
+      // A loop may have ended finding only the later refunds of another's running batch.
+      if (await drain()) return true;
     }
     return skipped.size > 0 && (await batch(true)) !== "done";
   }
@@ -743,7 +776,7 @@ export class OrdersService {
         await this.applyRefunds(tx, refund.store_id, [refund], { wait: true });
         return refund.store_id;
       });
-      // The order's later refunds waited for this one (see applicableRefund): the store's job
+      // The order's later refunds waited for this one (see pendingRefunds): the store's job
       // applies them now.
       if (storeId !== undefined) await enqueueStoreCredits(this.pool, { storeIds: [storeId] });
     } catch (error) {
