@@ -27,10 +27,11 @@ interface PageRead {
 
 /**
  * Reads account pages in groups: under load, the pages asked for while others are being read
- * go together in one statement (one per club policy and instant among them), rather than a
- * statement each. Each statement's own cost in PostgreSQL (its protocol, snapshot, plan and
- * executor) and in node-postgres was most of a page's. At low load a group is one page, read at
- * once.
+ * go together in one statement (one per club policy among them), rather than a statement each.
+ * Each statement's own cost in PostgreSQL (its protocol, snapshot, plan and executor) and in
+ * node-postgres was most of a page's. At low load a group is one page, read at once. A group's
+ * figures are taken at the latest instant of its reads, milliseconds apart: as of the
+ * statement's snapshot, as each page's rows are.
  */
 async function readPages(
   pool: pg.Pool,
@@ -38,17 +39,18 @@ async function readPages(
 ): Promise<(CustomerHistoryPage | undefined)[]> {
   const groups = new Map<string, number[]>();
   reads.forEach((read, index) => {
-    const key = JSON.stringify([read.policy, read.now.getTime()]);
+    const key = JSON.stringify(read.policy);
     groups.set(key, [...(groups.get(key) ?? []), index]);
   });
   const pages: (CustomerHistoryPage | undefined)[] = reads.map(() => undefined);
   await Promise.all(
     [...groups.values()].map(async (indexes) => {
-      const first = reads[indexes[0] as number] as PageRead;
+      const group = indexes.map((index) => reads[index] as PageRead);
+      const now = new Date(Math.max(...group.map((read) => read.now.getTime())));
       const found = await customerHistoryPages(
         pool,
-        indexes.map((index) => (reads[index] as PageRead).query),
-        { policy: first.policy, now: first.now },
+        group.map((read) => read.query),
+        { policy: (group[0] as PageRead).policy, now },
       );
       indexes.forEach((index, position) => (pages[index] = found[position]));
     }),
