@@ -31,6 +31,6 @@ CREATE INDEX IF NOT EXISTS refunds_failing ON refunds (store_id, order_external_
 
 -- Down Migration
 
-DROP INDEX refunds_failing;
+DROP INDEX IF EXISTS refunds_failing;
 ALTER TABLE refunds DROP COLUMN processing_failures;
-DROP INDEX refunds_pending;
+DROP INDEX IF EXISTS refunds_pending;

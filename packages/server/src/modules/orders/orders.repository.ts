@@ -466,6 +466,7 @@ export async function enqueueStoreCredits(
                SELECT 1 FROM refunds e
                WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
                  AND e.processing_status = 'pending' AND e.processing_failures > 0
+                 AND e.id < r.id
              )
          ) waiting
          WHERE NOT EXISTS (
@@ -533,51 +534,50 @@ const REFUND_COLUMNS = `id, store_id, order_external_id, status, credit_note_id,
   processing_status, outcome`;
 
 /**
- * A refund still pending whose order is credited or unknown, with no earlier pending refund of
- * its order (see pendingRefunds), with its store and order, whatever its failures: what its
- * own job applies. Undefined otherwise.
+ * A refund still pending, with its store and its order's id (null when the store has none of
+ * that identifier), whatever its failures: what its own job applies. `waits` says why it cannot
+ * be applied yet: its order is pending (its crediting applies the refund), or an earlier refund
+ * of its order is still pending (declarations are cumulative). Undefined once applied.
  */
 export async function findRefundToApply(
   db: Queryable,
   refundId: number,
-): Promise<{ id: number; store_id: number; order_id: number | null } | undefined> {
-  const { rows } = await db.query<{ id: number; store_id: number; order_id: number | null }>(
-    `SELECT r.id, r.store_id, o.id AS order_id FROM refunds r
+): Promise<
+  | { id: number; store_id: number; order_id: number | null; waits: "order" | "earlier" | null }
+  | undefined
+> {
+  const { rows } = await db.query<{
+    id: number;
+    store_id: number;
+    order_id: number | null;
+    waits: "order" | "earlier" | null;
+  }>(
+    `SELECT r.id, r.store_id, o.id AS order_id,
+            CASE WHEN o.status = 'pending' THEN 'order'
+                 WHEN EXISTS (
+                   SELECT 1 FROM refunds e
+                   WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
+                     AND e.id < r.id AND e.processing_status = 'pending'
+                 ) THEN 'earlier'
+            END AS waits
+     FROM refunds r
      LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
-     WHERE r.id = $1 AND r.processing_status = 'pending' AND o.status IS DISTINCT FROM 'pending'
-       -- The order's earlier declarations first: the job of the first applies this one after.
-       AND NOT EXISTS (
-         SELECT 1 FROM refunds e
-         WHERE e.store_id = r.store_id AND e.order_external_id = r.order_external_id
-           AND e.id < r.id AND e.processing_status = 'pending'
-       )`,
+     WHERE r.id = $1 AND r.processing_status = 'pending'`,
     [refundId],
   );
   return rows[0];
 }
 
 /**
- * The orders of the store whose refunds wait (see pendingRefunds): one of their pending refunds
- * failed alone, or is in `except` (`$1` the store, `except` an expression of refund ids).
- * Declarations are cumulative: each is applied on what the ones before it left, so a refund
- * left out keeps its order's others out too. The failing ones come from a partial index of
- * them, however many refunds are pending.
- */
-function heldBackOrders(except: string): string {
-  return `SELECT order_external_id FROM refunds WHERE store_id = $1 AND id = ANY (${except})
-     UNION
-     SELECT order_external_id FROM refunds
-     WHERE store_id = $1 AND processing_status = 'pending' AND processing_failures > 0`;
-}
-
-/**
  * The store's refunds a crediting job applies next, oldest first, unlocked, with the id of
  * their order (null when the store has none of that identifier): those pending whose order is
  * credited or unknown (a refund of a pending order waits for it: its crediting applies the
- * refund), that have not failed alone, and whose order's refunds are not held back
- * (heldBackOrders, with `exceptIds`). Each refund's order is found by its key and the held
- * back orders are read once, whatever the statistics say: a plan that looked for a refund's
- * earlier ones refund by refund, walking the store's, took half a second a batch under load.
+ * refund), that have not failed alone, and that no refund of their order before them holds
+ * back: one that failed alone, or in `exceptIds` (declarations are cumulative: each is
+ * applied on what the ones before it left). Each refund's order is found by its key, and the
+ * held-back orders are read once (those that failed from a partial index of them), whatever the
+ * statistics say: a plan that looked for each refund's earlier ones by walking the store's
+ * refunds took half a second a batch under load.
  */
 export async function pendingRefunds(
   db: Queryable,
@@ -586,11 +586,23 @@ export async function pendingRefunds(
   limit: number,
 ): Promise<{ id: number; order_id: number | null }[]> {
   const { rows } = await db.query<{ id: number; order_id: number | null }>(
-    `SELECT r.id, o.id AS order_id FROM refunds r
+    `WITH held AS MATERIALIZED (
+       SELECT order_external_id, min(id) AS first_id FROM (
+         SELECT order_external_id, id FROM refunds WHERE store_id = $1 AND id = ANY ($2::bigint[])
+         UNION ALL
+         SELECT order_external_id, id FROM refunds
+         WHERE store_id = $1 AND processing_status = 'pending' AND processing_failures > 0
+       ) h
+       GROUP BY order_external_id
+     )
+     SELECT r.id, o.id AS order_id FROM refunds r
      LEFT JOIN orders o ON o.store_id = r.store_id AND o.external_id = r.order_external_id
      WHERE r.store_id = $1 AND r.processing_status = 'pending' AND r.processing_failures = 0
-       AND o.status IS DISTINCT FROM 'pending'
-       AND r.order_external_id NOT IN (${heldBackOrders("$2::bigint[]")})
+       AND r.id <> ALL ($2::bigint[]) AND o.status IS DISTINCT FROM 'pending'
+       AND NOT EXISTS (
+         SELECT 1 FROM held
+         WHERE held.order_external_id = r.order_external_id AND held.first_id < r.id
+       )
      ORDER BY r.id LIMIT $3`,
     [storeId, exceptIds, limit],
   );

@@ -770,9 +770,13 @@ export class OrdersService {
   async processRefund(refundId: number): Promise<void> {
     try {
       const storeId = await withTransaction(this.pool, async (tx) => {
-        // Its order still pending (its crediting applies the refund), or applied already: none.
         const refund = await findRefundToApply(tx, refundId);
-        if (!refund) return undefined;
+        // Applied already, or its order's crediting applies it.
+        if (!refund || refund.waits === "order") return undefined;
+        // Its order's earlier declarations first: the job is retried after them.
+        if (refund.waits === "earlier") {
+          throw new Error(`refund ${refundId} waits for an earlier refund of its order`);
+        }
         await this.applyRefunds(tx, refund.store_id, [refund], { wait: true });
         return refund.store_id;
       });
