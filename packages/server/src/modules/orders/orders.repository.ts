@@ -509,12 +509,22 @@ export async function deleteSpentStoreCredits(db: Queryable): Promise<number> {
  * orders of a batch that failed are credited alone, each with the queue's retries.
  */
 export async function enqueueOrderJobs(db: Queryable, orderIds: readonly number[]): Promise<void> {
+  await enqueueJobsById(db, processOrderJob, ORDER_JOB_KEY, orderIds);
+}
+
+/** A job of `job`'s task for each of `ids` (its payload reads `id`), keyed by `key` and it. */
+async function enqueueJobsById(
+  db: Queryable,
+  job: { task: string; payload: string },
+  key: string,
+  ids: readonly number[],
+): Promise<void> {
   await db.query(
     `SELECT graphile_worker.add_jobs(array_agg(
-       ROW($2::text, ${processOrderJob.payload}, NULL, NULL, NULL, $3::text || id, NULL,
+       ROW($2::text, ${job.payload}, NULL, NULL, NULL, $3::text || id, NULL,
            NULL)::graphile_worker.job_spec ORDER BY id), true)
      FROM unnest($1::bigint[]) AS i(id)`,
-    [orderIds, processOrderJob.task, ORDER_JOB_KEY],
+    [ids, job.task, key],
   );
 }
 
@@ -678,13 +688,7 @@ export async function enqueueRefundJobs(
   db: Queryable,
   refundIds: readonly number[],
 ): Promise<void> {
-  await db.query(
-    `SELECT graphile_worker.add_jobs(array_agg(
-       ROW($2::text, ${processRefundJob.payload}, NULL, NULL, NULL, $3::text || id, NULL,
-           NULL)::graphile_worker.job_spec ORDER BY id), true)
-     FROM unnest($1::bigint[]) AS i(id)`,
-    [refundIds, processRefundJob.task, REFUND_JOB_KEY],
-  );
+  await enqueueJobsById(db, processRefundJob, REFUND_JOB_KEY, refundIds);
 }
 
 /** Declarations still to apply to these orders, oldest first (they arrived before the order). */
