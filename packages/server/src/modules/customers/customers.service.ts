@@ -40,7 +40,9 @@ async function readPages(
   const groups = new Map<string, number[]>();
   reads.forEach((read, index) => {
     const key = JSON.stringify(read.policy);
-    groups.set(key, [...(groups.get(key) ?? []), index]);
+    const group = groups.get(key);
+    if (group) group.push(index);
+    else groups.set(key, [index]);
   });
   const pages: (CustomerHistoryPage | undefined)[] = reads.map(() => undefined);
   await Promise.all(

@@ -306,7 +306,8 @@ export class OrdersService {
    * A process runs one job of a store at a time. A registration during a run adds the store's
    * next job, which graphile-worker hands to another of the process's runners at once: here it
    * waits for the running one (up to RUN_WAIT_MS), and a third, finding one waiting, ends at
-   * once (the waiting one reads every order committed before the third was added). Side by side, each with its
+   * once (the waiting one reads every order committed before the third was added). Side by
+   * side, each with its
    * parallel batches, a store's jobs took under load the connections the API answers with.
    * Two processes may still each run one: their batches skip each other's orders.
    */
@@ -399,8 +400,9 @@ export class OrdersService {
    * when it was full, PARALLEL_BATCHES run at once, as the orders' do: while one waits on
    * PostgreSQL (a refund's statements go one after the other), another computes. A batch reads
    * its refunds while no other is reading, leaving out those of the running batches and their
-   * orders' others (see pendingRefunds): a store's refunds of one order are applied in turn. The batches skip the refunds whose order another transaction holds; a
-   * last one waits for them (up to HELD_ORDER_WAIT_MS), so that one order held long holds back
+   * orders' others (see pendingRefunds): a store's refunds of one order are applied in turn.
+   * The batches skip the refunds whose order another transaction holds; a last one waits for
+   * them (up to HELD_ORDER_WAIT_MS), so that one order held long holds back
    * its own refunds only, for a new job of the store. A batch that fails hands each of its
    * refunds to a job of its own (process-refund: applied alone, with the queue's retries).
    * Returns whether refunds are left for a new job of the store.
@@ -502,8 +504,8 @@ export class OrdersService {
     const orders = new Map(
       (await lockOrdersById(tx, storeId, orderIds, { wait })).map((order) => [order.id, order]),
     );
-    const skipped = refunds.filter(
-      (refund) => refund.order_id !== null && !orders.has(refund.order_id),
+    const skipped = new Set(
+      refunds.filter((refund) => refund.order_id !== null && !orders.has(refund.order_id)),
     );
     await lockOrderLots(tx, storeId, [...orders.keys()]);
     const held = await heldClubs(
@@ -514,7 +516,7 @@ export class OrdersService {
     const locked = await lockPendingRefunds(
       tx,
       storeId,
-      refunds.filter((refund) => !skipped.includes(refund)).map((refund) => refund.id),
+      refunds.filter((refund) => !skipped.has(refund)).map((refund) => refund.id),
     );
     const orderOf = new Map(refunds.map((refund) => [refund.id, refund.order_id]));
     const changed: number[] = [];
@@ -542,7 +544,7 @@ export class OrdersService {
     await reviewClubs(tx, storeId, changed, this.clock(), {
       held: held.filter((row) => changed.includes(row.id)),
     });
-    return skipped.map((refund) => refund.id);
+    return [...skipped].map((refund) => refund.id);
   }
 
   /**
