@@ -453,18 +453,21 @@ describe("GET /point/user-history/{externalId}", () => {
   it("reads account pages asked for at once together, each answered with its own", async () => {
     const { customers } = app.context.services;
     const store = { id: shop.id, domain: shop.domain };
-    const second = (await customers.history(store, bulk.externalId, { limit: 3 })).nextCursor;
-    const calls: [number, { limit: number; cursor?: string }][] = [
-      [ada.externalId, { limit: 20 }],
-      [bulk.externalId, { limit: 20 }],
-      [bulk.externalId, { limit: 3 }],
-      [bulk.externalId, { limit: 3, cursor: second as string }],
-      [424242, { limit: 20 }],
+    const second = (await customers.history(store, bulk.externalId, { limit: 3 }, false))
+      .nextCursor;
+    // The last flag: the revision names orders by externalRef (2026-01-01).
+    const calls: [number, { limit: number; cursor?: string }, boolean][] = [
+      [ada.externalId, { limit: 20 }, false],
+      [ada.externalId, { limit: 20 }, true],
+      [bulk.externalId, { limit: 20 }, false],
+      [bulk.externalId, { limit: 3 }, false],
+      [bulk.externalId, { limit: 3, cursor: second as string }, false],
+      [424242, { limit: 20 }, false],
     ];
     // Each alone first: what each must be answered, whatever is read beside it.
     const alone: Awaited<ReturnType<typeof customers.history>>[] = [];
-    for (const [externalId, page] of calls) {
-      alone.push(await customers.history(store, externalId, page));
+    for (const [externalId, page, legacy] of calls) {
+      alone.push(await customers.history(store, externalId, page, legacy));
     }
     const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
     const original = prototype.query;
@@ -480,9 +483,9 @@ describe("GET /point/user-history/{externalId}", () => {
     let answers: Awaited<ReturnType<typeof customers.history>>[];
     try {
       answers = await Promise.all(
-        together.map(([externalId, page], index) => {
+        together.map(([externalId, page, legacy], index) => {
           app.setNow(new Date(NOW.getTime() + index));
-          return customers.history(store, externalId, page);
+          return customers.history(store, externalId, page, legacy);
         }),
       );
     } finally {

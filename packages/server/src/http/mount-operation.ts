@@ -21,7 +21,7 @@ import { operationBody } from "./body.js";
 import { corsFor, preflightFor } from "./cors.js";
 import { honoursIdempotencyKey, idempotentRequests } from "./idempotency.middleware.js";
 import { httpLogger } from "./logger.js";
-import { Reply, type OperationRoute } from "./operation.js";
+import { JsonText, Reply, type OperationRoute } from "./operation.js";
 import { expressPath } from "./operation-route.js";
 import type { Authenticator } from "./rate-limit.middleware.js";
 import { revisionResolver } from "./revision.js";
@@ -285,9 +285,10 @@ function answer(route: OperationRoute, dependencies: MountDependencies): Request
       res.status(204).end();
       return;
     }
+    const text = result instanceof JsonText ? result.text : undefined;
     if (checkResponses) {
       const schema = schemaForRevision(operation.response, req.revision as ApiRevision);
-      const checked = schema?.safeParse(result);
+      const checked = schema?.safeParse(text === undefined ? result : JSON.parse(text));
       if (checked && !checked.success) {
         logger.error(
           { operation: operation.path, issues: toValidationIssues(checked.error, "body") },
@@ -296,7 +297,8 @@ function answer(route: OperationRoute, dependencies: MountDependencies): Request
         throw new Error(`response of ${operation.method} ${operation.path} breaks its schema`);
       }
     }
-    res.status(operation.successStatus).json(result);
+    if (text !== undefined) res.status(operation.successStatus).type("json").send(text);
+    else res.status(operation.successStatus).json(result);
   };
 
   const finish = async (req: Request, res: Response, pending: Promise<unknown>) => {

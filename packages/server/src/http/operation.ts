@@ -54,13 +54,23 @@ export class Reply {
   constructor(readonly send: (res: Response) => void) {}
 }
 
+/**
+ * A response the handler has already written as JSON, in whole or in part by PostgreSQL (an
+ * account page's transactions): sent as it is, with the headers, status and checks of any
+ * other response.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** What the handler answers: the operation's response (in the request's revision), a Reply,
- * or nothing for 204. */
+ * its JSON already written, or nothing for 204. */
 export type OperationOutput<O extends OperationDefinition> =
   | (O["response"] extends z.ZodType | Record<string, z.ZodType>
       ? PerRevision<O["response"], "input">
       : void)
-  | Reply;
+  | Reply
+  | JsonText;
 
 export type OperationHandler<O extends OperationDefinition> = (
   input: OperationInput<O>,

@@ -1,4 +1,4 @@
-import { OPERATIONS } from "@loyalty/shared-types";
+import { OPERATIONS, usesLegacyOrderRef } from "@loyalty/shared-types";
 import { operationRoute, type OperationRoute } from "../../http/operation.js";
 import type { CustomersService } from "./customers.service.js";
 import { historyView } from "./customers.views.js";
@@ -17,11 +17,12 @@ export function customersRoutes({ customers }: { customers: CustomersService }):
       OPERATIONS.getCustomerHistory,
       async ({ store, customerId, query, revision }) =>
         historyView(
-          await customers.history(store, customerId, {
-            limit: query.limit,
-            cursor: query.cursor,
-          }),
-          revision,
+          await customers.history(
+            store,
+            customerId,
+            { limit: query.limit, cursor: query.cursor },
+            usesLegacyOrderRef(revision),
+          ),
         ),
       { cacheControl: "private, no-cache", vary: "revision" },
     ),

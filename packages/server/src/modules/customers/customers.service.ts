@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { decodeCursor, pageFetchSize, paged, type PageRequest } from "../../http/paging.js";
+import { decodeCursor, encodeCursor, type PageRequest } from "../../http/paging.js";
 import type { Clock } from "../../clock.js";
 import { earnedLast12Months, NO_FIGURES } from "../points/club-reviews.js";
 import { clubStanding, periodStart, type Club } from "../points/clubs.js";
@@ -11,16 +11,15 @@ import { nextExpiry } from "../program/expiry.repository.js";
 import { findProgramSettings } from "../program/program.repository.js";
 import { Batcher } from "../../db/batcher.js";
 import {
-  customerHistoryPages,
   latestOverdraft,
-  type CustomerHistoryPage,
-  type HistoryPageQuery,
-  type HistoryTransactionRow,
+  storefrontHistoryPages,
+  type StorefrontHistoryPage,
+  type StorefrontPageQuery,
 } from "./customers.repository.js";
 
 /** An account page to read, with the club policy and the instant its figures are taken at. */
 interface PageRead {
-  query: HistoryPageQuery;
+  query: StorefrontPageQuery;
   policy: ClubPolicy;
   now: Date;
 }
@@ -36,7 +35,7 @@ interface PageRead {
 async function readPages(
   pool: pg.Pool,
   reads: PageRead[],
-): Promise<(CustomerHistoryPage | undefined)[]> {
+): Promise<(StorefrontHistoryPage | undefined)[]> {
   const groups = new Map<string, number[]>();
   reads.forEach((read, index) => {
     const key = JSON.stringify(read.policy);
@@ -44,12 +43,12 @@ async function readPages(
     if (group) group.push(index);
     else groups.set(key, [index]);
   });
-  const pages: (CustomerHistoryPage | undefined)[] = reads.map(() => undefined);
+  const pages: (StorefrontHistoryPage | undefined)[] = reads.map(() => undefined);
   await Promise.all(
     [...groups.values()].map(async (indexes) => {
       const group = indexes.map((index) => reads[index] as PageRead);
       const now = new Date(Math.max(...group.map((read) => read.now.getTime())));
-      const found = await customerHistoryPages(
+      const found = await storefrontHistoryPages(
         pool,
         group.map((read) => read.query),
         { policy: (group[0] as PageRead).policy, now },
@@ -82,8 +81,8 @@ export interface CustomerHistory {
   club: Club | null;
   nextClub: (Club & { pointsToReach: number }) | null;
   clubQualification: ClubQualificationFigures;
-  /** One page, newest first. */
-  transactions: HistoryTransactionRow[];
+  /** One page, newest first: the JSON array the history answers with (see storefrontHistoryPages). */
+  transactionsJson: string;
   nextCursor: string | null;
 }
 
@@ -94,7 +93,7 @@ export class CustomersService {
   /** The expiry policy the history reports on, kept the same way. */
   private readonly settings: StorefrontSection<ProgramSettings>;
 
-  private readonly pages: Batcher<PageRead, CustomerHistoryPage | undefined>;
+  private readonly pages: Batcher<PageRead, StorefrontHistoryPage | undefined>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -126,6 +125,8 @@ export class CustomersService {
     store: { id: number; domain: string },
     externalId: number,
     page: PageRequest,
+    /** The revision names orders by `externalRef` (2026-01-01). */
+    legacyOrderRef: boolean,
   ): Promise<CustomerHistory> {
     const now = this.clock();
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
@@ -143,7 +144,8 @@ export class CustomersService {
         // A cursor we did not issue names no place in the list. Reading it as the end (rather
         // than starting over) cannot keep a client paging forever, and this operation has no
         // error to answer with: the page is empty, the balance and club are still given.
-        take: beforeId === undefined ? 0 : pageFetchSize(page.limit),
+        limit: beforeId === undefined ? 0 : page.limit,
+        legacyOrderRef,
       },
       policy,
       now,
@@ -168,7 +170,6 @@ export class CustomersService {
       figures,
       now,
     );
-    const { items: transactions, nextCursor } = paged(found?.transactions ?? [], page.limit);
     const balance = found?.customer.balance ?? 0;
     const pendingPoints = found?.customer.pendingPoints ?? 0;
     const availablePoints = balance - pendingPoints;
@@ -197,8 +198,8 @@ export class CustomersService {
         periodStart: periodStart(policy.period, now),
         keptUntil,
       },
-      transactions,
-      nextCursor,
+      transactionsJson: found?.transactionsJson ?? "[]",
+      nextCursor: found?.nextBeforeId ? encodeCursor(found.nextBeforeId) : null,
     };
   }
 }

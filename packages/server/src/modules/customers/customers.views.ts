@@ -1,8 +1,5 @@
 import {
-  MAX_EXTERNAL_ID,
-  usesLegacyOrderRef,
   type AdminCustomer,
-  type ApiRevision,
   type ClubQualification,
   type ClubSummary,
   type CustomerHistoryResponse,
@@ -16,6 +13,7 @@ import type { CustomerRecord, CustomerSummary } from "./customers.admin.service.
 import type { ClubQualificationFigures, CustomerHistory } from "./customers.service.js";
 import type { Club } from "../points/clubs.js";
 import type { HistoryTransactionRow } from "./customers.repository.js";
+import { JsonText } from "../../http/operation.js";
 
 /** What the customer operations answer, in the back-office and on the storefront. */
 
@@ -113,48 +111,21 @@ export function customerExportView(record: CustomerRecord, store: { id: number; 
   } satisfies CustomerExport;
 }
 
-/**
- * From 2026-06-18 orders are named by number. An identifier stored as a plainly written whole
- * number is one (2026-06-18 registrations store `String(externalId)`, and a 2026-01-01
- * `externalRef` of "1001" is the same order as externalId 1001); any other 2026-01-01
- * `externalRef` ("A-1001", "007") has no numeric form and stays text.
- */
-function orderExternalId(stored: string): number | string {
-  const id = Number(stored);
-  return /^(0|[1-9]\d*)$/.test(stored) && id <= MAX_EXTERNAL_ID ? id : stored;
-}
-
 function clubSummary({ id, name, threshold, multiplier }: Club): ClubSummary {
   return { id, name, threshold, multiplier };
 }
 
-function transactionFields(row: HistoryTransactionRow) {
-  return {
-    id: row.id,
-    kind: row.kind,
-    points: row.points,
-    balanceAfter: row.balance_after,
-    rewardId: row.reward_id,
-    voucherCode: row.voucher_code,
-    referralId: row.referral_id,
-    activity: row.activity,
-    note: row.note,
-    createdAt: row.created_at.toISOString(),
-    pendingPoints: row.pending_points,
-    availableAt: row.available_at?.toISOString() ?? null,
-    pending: row.pending,
-  };
-}
-
-/** GET /point/user-history/{externalId}: orders by `externalRef` in 2026-01-01, by number after. */
-export function historyView(
-  history: CustomerHistory,
-  revision: ApiRevision,
-): CustomerHistoryResponse {
+/**
+ * GET /point/user-history/{externalId}, as JSON text: the head here, then the page's
+ * transactions as PostgreSQL wrote them (storefrontHistoryPages), in the request's revision
+ * (orders by `externalRef` in 2026-01-01, by number after). Keys in the order of
+ * CustomerHistoryResponse.
+ */
+export function historyView(history: CustomerHistory): JsonText {
   const {
     club,
     nextClub,
-    transactions,
+    transactionsJson,
     negativeBalance,
     nextExpiry,
     clubQualification,
@@ -177,26 +148,7 @@ export function historyView(
           : ("refund-after-spending" as const),
       transactionId: negativeBalance.transactionId,
     },
-  };
-  return usesLegacyOrderRef(revision)
-    ? {
-        ...head,
-        transactions: transactions.map((row) => ({
-          ...transactionFields(row),
-          order: row.order_external_id === null ? null : { externalRef: row.order_external_id },
-        })),
-      }
-    : {
-        ...head,
-        transactions: transactions.map((row) => ({
-          ...transactionFields(row),
-          order:
-            row.order_external_id === null
-              ? null
-              : {
-                  externalId: orderExternalId(row.order_external_id),
-                  externalReference: row.order_external_reference,
-                },
-        })),
-      };
+  } satisfies Omit<CustomerHistoryResponse, "transactions">;
+  // The head is an object with keys: its closing brace makes way for the transactions.
+  return new JsonText(`${JSON.stringify(head).slice(0, -1)},"transactions":${transactionsJson}}`);
 }
