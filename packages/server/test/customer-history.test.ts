@@ -64,6 +64,7 @@ interface Entry {
   refundId?: number;
   claimId?: number;
   referralId?: number;
+  activityId?: number;
   note?: string;
 }
 
@@ -81,8 +82,9 @@ async function appendLedger(
     balance += entry.points;
     const [row] = await sql<{ id: number }>(
       `INSERT INTO ledger_transactions (store_id, customer_id, kind, points, balance_after,
-                                        order_id, refund_id, claim_id, referral_id, note, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+                                        order_id, refund_id, claim_id, referral_id, note, created_at,
+                                        activity_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
       [
         customer.storeId,
         customer.id,
@@ -95,6 +97,7 @@ async function appendLedger(
         entry.referralId ?? null,
         entry.note ?? null,
         entry.at,
+        entry.activityId ?? null,
       ],
     );
     ids.push((row as { id: number }).id);
@@ -410,6 +413,80 @@ describe("GET /point/user-history/{externalId}", () => {
     }
   });
 
+  it("writes instants, text and order numbers as JSON.stringify would, byte for byte", async () => {
+    const externalId = 88;
+    const customer = { storeId: shop.id, id: 0, externalId };
+    customer.id = await insertCustomer(shop.id, externalId);
+    // The largest safe integer is a number; one more, or a longer id, stays the text it is.
+    const orderIds = ["9007199254740991", "9007199254740992", "0", "12345678901234567890"];
+    const orders: number[] = [];
+    for (const id of orderIds) {
+      orders.push(
+        await insertOrder(customer, { externalId: id, externalReference: null, earned: 1 }),
+      );
+    }
+    const note = 'a "quote", a \\ backslash,\n a tab\t, \u0001, \u2028, é and 🎉';
+    const [activity] = await sql<{ id: number }>(
+      `INSERT INTO activities (store_id, customer_id, activity_id, kind, label, outcome, points,
+                               recorded_at)
+       VALUES ($1, $2, 'act-"1"', 'review', $3, 'credited', 1, now()) RETURNING id`,
+      [shop.id, customer.id, 'The "best" review\\'],
+    );
+    await appendLedger(customer, [
+      ...orders.map((orderId, index) => ({
+        kind: "earn" as const,
+        points: 1,
+        // Microseconds: an instant is given to the millisecond, cut, never rounded up.
+        at: `2026-10-02T03:04:05.67899${index}Z`,
+        orderId,
+      })),
+      {
+        kind: "activity_bonus",
+        points: 1,
+        at: "2026-10-03T00:00:00.000999Z",
+        note,
+        activityId: (activity as { id: number }).id,
+      },
+    ]);
+    for (const revision of ["2026-01-01", "2026-08-26"] as const) {
+      const response = await request({ externalId, revision });
+      const text = await response.text();
+      const body = customerHistoryResponseSchemaFor(revision).parse(JSON.parse(text));
+      // Compact, and escaped as node escapes: the same bytes, so the same ETag, as before.
+      expect(text, revision).toBe(JSON.stringify(JSON.parse(text)));
+      const legacy = revision === "2026-01-01";
+      expect(
+        body.transactions.map(({ createdAt, note, activity, order }) => ({
+          createdAt,
+          note,
+          activity,
+          order,
+        })),
+        revision,
+      ).toEqual([
+        {
+          createdAt: "2026-10-03T00:00:00.000Z",
+          note,
+          activity: { id: 'act-"1"', kind: "review", label: 'The "best" review\\' },
+          order: null,
+        },
+        ...orderIds
+          .map((id, index) => ({
+            createdAt: "2026-10-02T03:04:05.678Z",
+            note: null,
+            activity: null,
+            order: legacy
+              ? { externalRef: id }
+              : {
+                  externalId: index === 0 || index === 2 ? Number(id) : id,
+                  externalReference: null,
+                },
+          }))
+          .reverse(),
+      ]);
+    }
+  });
+
   it("measures clubs on the rolling last 12 months only", async () => {
     // On 2026-11-25 the earn of 2025-09-01 is out of the window: with it the customer would be Gold.
     expect((await history({})).earnedLast12Months).toBe(255);
@@ -501,6 +578,31 @@ describe("GET /point/user-history/{externalId}", () => {
       expect(steady(answer)).toEqual(steady(alone[Math.floor(index / 4)])),
     );
     expect(pageReads).toBeLessThanOrEqual(3);
+  });
+
+  it("gives a page read with others, across a period's edge, at the instant of its figures", async () => {
+    const { customers } = app.context.services;
+    const store = { id: shop.id, domain: shop.domain };
+    // Ada's first earn (2025-09-01T00:00:00Z) leaves the rolling 12 months a millisecond after
+    // 2026-09-01T00:00:00Z.
+    const edge = new Date("2026-09-01T00:00:00.000Z");
+    const after = new Date(edge.getTime() + 1);
+    const read = (at: Date) => {
+      app.setNow(at);
+      return customers.history(store, ada.externalId, { limit: 20 }, false);
+    };
+    try {
+      const alone = { edge: await read(edge), after: await read(after) };
+      expect(alone.edge.clubQualification.figure).toBe(alone.after.clubQualification.figure + 120);
+      // Two reads go at once (two statements in flight); the next two wait and go together, the
+      // figures taken at the later instant: the whole page is given at it, never half of it at
+      // the earlier one (a period starting where the figure does not count from).
+      const answers = await Promise.all([read(edge), read(edge), read(edge), read(after)]);
+      expect(answers[2]).toEqual(alone.after);
+      expect(answers[3]).toEqual(alone.after);
+    } finally {
+      app.setNow(NOW);
+    }
   });
 
   it("pages through every transaction once, newest first, until nextCursor is null", async () => {

@@ -37,7 +37,7 @@ export interface CustomerHistoryPage {
   figures?: ClubFigures;
 }
 
-/** A customer's page header in customerHistoryPages' statements: balance, held club, figures. */
+/** A page's header row in the statements of customerHistoryPages and storefrontHistoryPages. */
 type HeaderRow = {
   position: number;
   customer_id: number;
@@ -53,7 +53,7 @@ type HeaderRow = {
 type PageRow = HeaderRow &
   (HistoryTransactionRow | { [Column in keyof HistoryTransactionRow]: null });
 
-/** A page of a customer's history: see customerHistoryPages. */
+/** A page of a customer's history to read: see customerHistoryPages. */
 export interface HistoryPageQuery {
   storeId: number;
   externalId: number;
@@ -61,7 +61,7 @@ export interface HistoryPageQuery {
   take: number | null;
 }
 
-/** One customer's history page (see customerHistoryPages). */
+/** One customer's history page, as the back-office shows it (see customerHistoryPages). */
 export async function customerHistoryPage(
   db: Queryable,
   query: HistoryPageQuery,
@@ -87,12 +87,15 @@ function pagesStatement(
   const figures =
     clubs && clubFiguresSql(clubs.policy, clubs.now, "customer_id = c.id", 4 + extra.length);
   const columns = ["store_id", "external_id", "before_id", "take", ...extra.map((e) => e.column)];
+  const arrays = ["bigint", "bigint", "bigint", "int", ...extra.map((e) => e.type)]
+    .map((type, index) => `$${index + 1}::${type}[]`)
+    .join(", ");
   return {
     text: `SELECT q.position, c.id AS customer_id, c.balance, c.pending_points AS customer_pending,
             c.club_id AS held_club_id, c.club_kept_until AS held_kept_until,
             ${figures ? "f.current AS figures_current, f.oldest AS figures_oldest, f.previous AS figures_previous," : ""}
             ${select}
-     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[]${extra.map((e, i) => `, $${5 + i}::${e.type}[]`).join("")})
+     FROM unnest(${arrays})
        WITH ORDINALITY AS q(${columns.join(", ")}, position)
      JOIN customers c ON c.store_id = q.store_id AND c.external_id = q.external_id
      ${figures ? `CROSS JOIN LATERAL (SELECT ${figures.columns} FROM ${figures.from}) f` : ""}
@@ -233,9 +236,11 @@ const TRANSACTION_JSON = `row_to_json((SELECT x FROM (SELECT
          CASE WHEN o.id IS NULL THEN NULL
            WHEN q.legacy THEN (SELECT row_to_json(y) FROM (SELECT o.external_id AS "externalRef") y)
            ELSE (SELECT row_to_json(y) FROM (SELECT
-             CASE WHEN o.external_id ~ '^(0|[1-9][0-9]{0,15})$'
-                    AND o.external_id::bigint <= ${MAX_EXTERNAL_ID}
-               THEN to_json(o.external_id::bigint) ELSE to_json(o.external_id) END AS "externalId",
+             -- A CASE tries its conditions in turn: only a plain number of 16 digits or fewer
+             -- is cast (an AND would not promise to test the pattern first).
+             CASE WHEN o.external_id !~ '^(0|[1-9][0-9]{0,15})$' THEN to_json(o.external_id)
+               WHEN o.external_id::bigint <= ${MAX_EXTERNAL_ID} THEN to_json(o.external_id::bigint)
+               ELSE to_json(o.external_id) END AS "externalId",
              o.external_reference AS "externalReference") y)
          END AS "order") x))::text`;
 

@@ -24,18 +24,23 @@ interface PageRead {
   now: Date;
 }
 
+/** A page as read, and the instant of its group: the one its whole account page is given at. */
+interface PageAt {
+  page: StorefrontHistoryPage | undefined;
+  at: Date;
+}
+
 /**
  * Reads account pages in groups: under load, the pages asked for while others are being read
  * go together in one statement (one per club policy among them), rather than a statement each.
  * Each statement's own cost in PostgreSQL (its protocol, snapshot, plan and executor) and in
  * node-postgres was most of a page's. At low load a group is one page, read at once. A group's
  * figures are taken at the latest instant of its reads, milliseconds apart: as of the
- * statement's snapshot, as each page's rows are.
+ * statement's snapshot, as each page's rows are. Each page comes back with that instant, at
+ * which the rest of its account page is computed too (where a period starts, the standing,
+ * the next expiry), so that at a period's boundary a page never mixes the two sides.
  */
-async function readPages(
-  pool: pg.Pool,
-  reads: PageRead[],
-): Promise<(StorefrontHistoryPage | undefined)[]> {
+async function readPages(pool: pg.Pool, reads: PageRead[]): Promise<PageAt[]> {
   const groups = new Map<string, number[]>();
   reads.forEach((read, index) => {
     const key = JSON.stringify(read.policy);
@@ -43,7 +48,7 @@ async function readPages(
     if (group) group.push(index);
     else groups.set(key, [index]);
   });
-  const pages: (StorefrontHistoryPage | undefined)[] = reads.map(() => undefined);
+  const pages: PageAt[] = reads.map((read) => ({ page: undefined, at: read.now }));
   await Promise.all(
     [...groups.values()].map(async (indexes) => {
       const group = indexes.map((index) => reads[index] as PageRead);
@@ -53,7 +58,7 @@ async function readPages(
         group.map((read) => read.query),
         { policy: (group[0] as PageRead).policy, now },
       );
-      indexes.forEach((index, position) => (pages[index] = found[position]));
+      indexes.forEach((index, position) => (pages[index] = { page: found[position], at: now }));
     }),
   );
   return pages;
@@ -81,7 +86,7 @@ export interface CustomerHistory {
   club: Club | null;
   nextClub: (Club & { pointsToReach: number }) | null;
   clubQualification: ClubQualificationFigures;
-  /** One page, newest first: the JSON array the history answers with (see storefrontHistoryPages). */
+  /** One page, newest first: the JSON array the history answers with (storefrontHistoryPages). */
   transactionsJson: string;
   nextCursor: string | null;
 }
@@ -93,7 +98,7 @@ export class CustomersService {
   /** The expiry policy the history reports on, kept the same way. */
   private readonly settings: StorefrontSection<ProgramSettings>;
 
-  private readonly pages: Batcher<PageRead, StorefrontHistoryPage | undefined>;
+  private readonly pages: Batcher<PageRead, PageAt>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -128,15 +133,16 @@ export class CustomersService {
     /** The revision names orders by `externalRef` (2026-01-01). */
     legacyOrderRef: boolean,
   ): Promise<CustomerHistory> {
-    const now = this.clock();
+    const requestedAt = this.clock();
     const beforeId = page.cursor === undefined ? null : decodeCursor(page.cursor);
     const [cachedClubs, cachedSettings] = await Promise.all([
       this.storefront.section(store.domain, this.clubs),
       this.storefront.section(store.domain, this.settings),
     ]);
     const policy = cachedSettings?.value.clubs ?? DEFAULT_CLUB_POLICY;
-    // The page and the club figures in one statement: both are on every account page.
-    const found = await this.pages.write({
+    // The page and the club figures in one statement: both are on every account page. The
+    // rest is computed at the instant they were read at (see readPages).
+    const { page: found, at: now } = await this.pages.write({
       query: {
         storeId: store.id,
         externalId,
@@ -148,7 +154,7 @@ export class CustomersService {
         legacyOrderRef,
       },
       policy,
-      now,
+      now: requestedAt,
     });
     const figures = found?.figures ?? NO_FIGURES;
     const ids = found ? [found.customer.id] : [];
