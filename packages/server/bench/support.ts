@@ -58,6 +58,16 @@ function entryArguments(args: string[]): string[] {
   return [built, ...rest];
 }
 
+/**
+ * The processes started and not yet exited: stopped when this process exits, however it does
+ * (an uncaught error, a closed output pipe), so that no server or hello-world left behind takes
+ * the CPUs of the next run.
+ */
+const children = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGTERM");
+});
+
 /** Starts a process and resolves with it and the first match of `ready` in its output. */
 export function start(
   args: string[],
@@ -79,6 +89,8 @@ export function start(
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    children.add(child);
+    child.once("exit", () => children.delete(child));
     // Its main thread, before the process has had time to connect anywhere.
     if (options.niceness !== undefined && child.pid) os.setPriority(child.pid, options.niceness);
     let output = "";
@@ -100,6 +112,7 @@ export function start(
 }
 
 export async function stop(child: ChildProcess): Promise<void> {
+  children.delete(child);
   if (child.exitCode !== null) return;
   child.removeAllListeners("exit");
   await new Promise((resolve) => {
