@@ -307,9 +307,9 @@ export class OrdersService {
    * next job, which graphile-worker hands to another of the process's runners at once: here it
    * waits for the running one (up to RUN_WAIT_MS), and a third, finding one waiting, ends at
    * once (the waiting one reads every order committed before the third was added). Side by
-   * side, each with its
-   * parallel batches, a store's jobs took under load the connections the API answers with.
-   * Two processes may still each run one: their batches skip each other's orders.
+   * side, each with its parallel batches, a store's jobs took under load the connections the
+   * API answers with. Two processes may still each run one: their batches skip each other's
+   * orders.
    */
   async creditStore(storeId: number, options: { drainMs?: number } = {}): Promise<number> {
     const current = this.storeRuns.get(storeId);
@@ -402,9 +402,9 @@ export class OrdersService {
    * its refunds while no other is reading, leaving out those of the running batches and their
    * orders' others (see pendingRefunds): a store's refunds of one order are applied in turn.
    * The batches skip the refunds whose order another transaction holds; a last one waits for
-   * them (up to HELD_ORDER_WAIT_MS), so that one order held long holds back
-   * its own refunds only, for a new job of the store. A batch that fails hands each of its
-   * refunds to a job of its own (process-refund: applied alone, with the queue's retries).
+   * them (up to HELD_ORDER_WAIT_MS), so that one order held long holds back its own refunds
+   * only, for a new job of the store. A batch that fails hands each of its refunds to a job of
+   * its own (process-refund: applied alone, with the queue's retries).
    * Returns whether refunds are left for a new job of the store.
    */
   private async drainRefunds(storeId: number, over: () => boolean): Promise<boolean> {
