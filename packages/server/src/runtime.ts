@@ -264,6 +264,8 @@ export async function openRuntime(
       services.mailer.close();
       await services.outbound.close();
       await services.rateLimits.close();
+      // Responses already sent keep their Idempotency-Key before the connections close.
+      await services.idempotency.settle();
       await pool.end();
     };
     // A process that runs the commands in turn (the tests) must not keep a refused one's

@@ -89,12 +89,18 @@ async function ordersOf(storeId: number) {
   return rows.map((row) => row.external_id);
 }
 
+/**
+ * The rows of `key` once the responses sent with it are kept: a response is kept as it is
+ * sent, and its row is written a moment after the client has it.
+ */
 async function keptKeys(key: string) {
-  const { rows } = await app.context.pool.query<{ scope: string; state: string; body: Buffer }>(
-    `SELECT scope, state, body FROM idempotency_keys WHERE key = $1 ORDER BY scope`,
-    [key],
-  );
-  return rows;
+  return eventually(async () => {
+    const { rows } = await app.context.pool.query<{ scope: string; state: string; body: Buffer }>(
+      `SELECT scope, state, body FROM idempotency_keys WHERE key = $1 ORDER BY scope`,
+      [key],
+    );
+    return rows.every((row) => row.state === "done") ? rows : undefined;
+  });
 }
 
 async function expectKeyRefused(response: Response, message: RegExp) {
@@ -228,6 +234,38 @@ describe("registration with an Idempotency-Key", () => {
     expect(await keptKeys(key)).toHaveLength(2);
   });
 
+  it("answers before its response is kept; a retry meanwhile waits, and is answered it", async () => {
+    const seller = await shop();
+    const key = randomUUID();
+    // Keeping a response takes a second on this database, as on one that is struggling.
+    const slowKeeping = `slow_keeping_${randomBytes(4).toString("hex")}`;
+    await app.context.pool.query(
+      `CREATE FUNCTION ${slowKeeping}() RETURNS trigger LANGUAGE plpgsql AS
+         $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
+       CREATE TRIGGER ${slowKeeping} BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+         WHEN (NEW.state = 'done' AND NEW.key = '${key}') EXECUTE FUNCTION ${slowKeeping}()`,
+    );
+    try {
+      const sent = performance.now();
+      const first = await register(seller, order(4501), key);
+      const answeredAfter = performance.now() - sent;
+      expect(first.status).toBe(201);
+      const firstBody: unknown = await first.json();
+      expect(answeredAfter).toBeLessThan(800);
+      // Sent while the first response is being kept: it waits for it rather than running.
+      const retry = await register(seller, order(4501), key);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(await retry.json()).toEqual(firstBody);
+      expect((await keptKeys(key)).map((row) => row.state)).toEqual(["done"]);
+    } finally {
+      await app.context.pool.query(
+        `DROP TRIGGER ${slowKeeping} ON idempotency_keys; DROP FUNCTION ${slowKeeping}()`,
+      );
+    }
+    expect(await ordersOf(seller.store.id)).toEqual(["4501"]);
+  });
+
   it("keeps a refused request and answers it again, even once it would pass", async () => {
     const seller = await shop();
     const key = randomUUID();
@@ -296,6 +334,7 @@ describe("registration with an Idempotency-Key", () => {
     const seller = await shop();
     const key = randomUUID();
     expect((await register(seller, order(9001), key)).status).toBe(201);
+    expect(await keptKeys(key)).toHaveLength(1);
     // The state of a process killed while it ran: in progress, no response.
     const dieMidway = (age: string) =>
       app.context.pool.query(

@@ -64,8 +64,10 @@ function scopeOf(req: Request): string {
 }
 
 /**
- * Keeps the response when it is sent, before it leaves: a client that retries as soon as it
- * has the answer finds it kept. Every operation answers with one `end` (res.json, res.send).
+ * Keeps the response as it is sent, without holding it back: the key stays in progress until
+ * the response is kept (a statement shared with other requests' keys, a few milliseconds), and
+ * a retry that arrives meanwhile waits for it (IdempotencyService.start) and is answered the
+ * kept response all the same. Every operation answers with one `end` (res.json, res.send).
  */
 function keepResponse(
   req: Request,
@@ -88,15 +90,10 @@ function keepResponse(
     }
     // A response that could not be kept leaves its key in progress: retries wait, and never
     // run the operation again, until the key is abandoned.
-    finish({ status: res.statusCode, headers, body })
-      .catch((error: unknown) =>
-        (req.log as Logger).error(
-          { err: error },
-          "the response of an Idempotency-Key was not kept",
-        ),
-      )
-      .finally(() => end(...args));
-    return res;
+    finish({ status: res.statusCode, headers, body }).catch((error: unknown) =>
+      (req.log as Logger).error({ err: error }, "the response of an Idempotency-Key was not kept"),
+    );
+    return end(...args);
   }) as Response["end"];
 }
 

@@ -52,6 +52,8 @@ export class IdempotencyService {
    */
   private readonly claims: Batcher<IdempotencyClaim, boolean>;
   private readonly completions: Batcher<IdempotencyCompletion, undefined>;
+  /** Responses sent and not kept yet: a stopping process keeps them before it disconnects. */
+  private readonly keeping = new Set<Promise<void>>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -75,7 +77,7 @@ export class IdempotencyService {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
       if (await this.claims.write(request)) {
-        return { outcome: "run", finish: (response) => this.finish(request, response) };
+        return { outcome: "run", finish: (response) => this.keep(request, response) };
       }
       let kept = await findIdempotencyKey(this.pool, scope, key, ABANDONED_AFTER_MS);
       while (
@@ -121,6 +123,21 @@ export class IdempotencyService {
       deleted += count;
       if (count < EXPIRY_BATCH) return deleted;
     }
+  }
+
+  /** Waits for the responses already sent to be kept (or their keys forgotten). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.keeping]);
+  }
+
+  private keep(request: IdempotencyClaim, response: KeptResponse): Promise<void> {
+    const keeping = this.finish(request, response);
+    this.keeping.add(keeping);
+    void keeping.then(
+      () => this.keeping.delete(keeping),
+      () => this.keeping.delete(keeping),
+    );
+    return keeping;
   }
 
   private async finish(request: IdempotencyClaim, response: KeptResponse): Promise<void> {
