@@ -11,7 +11,7 @@ import type { Clock } from "../../clock.js";
 import { Batcher } from "../../db/batcher.js";
 import { withTransaction, type Queryable } from "../../db/pool.js";
 import { recordEvents, type OutboxEvent } from "../events/events.repository.js";
-import { appendLedgerEntries } from "../ledger/ledger.repository.js";
+import { appendLedgerEntries, type LedgerEntry } from "../ledger/ledger.repository.js";
 import {
   clubFigures,
   heldClubs,
@@ -48,15 +48,17 @@ import {
   enqueueRefundJobs,
   enqueueStoreCredits,
   deleteSpentStoreCredits,
-  markRefundProcessed,
+  markRefundsProcessed,
   recordProcessingFailure,
   recordRefundFailure,
   registerOrders,
-  updateOrderRefundState,
+  updateOrdersRefundState,
   upsertCustomers,
   type NewOrder,
   type NewRefund,
+  type OrderRefundState,
   type OrderRow,
+  type RefundMark,
   type RefundReceipt,
   type Registration,
   type RefundRow,
@@ -519,28 +521,9 @@ export class OrdersService {
       refunds.filter((refund) => !skipped.has(refund)).map((refund) => refund.id),
     );
     const orderOf = new Map(refunds.map((refund) => [refund.id, refund.order_id]));
-    const changed: number[] = [];
-    for (const refund of locked) {
-      const orderId = orderOf.get(refund.id);
-      const order = orderId ? orders.get(orderId) : undefined;
-      if (!order) {
-        await markRefundProcessed(tx, {
-          id: refund.id,
-          orderId: null,
-          outcome: "unknown_order",
-          pointsDeducted: 0,
-        });
-        this.logger.warn(
-          { storeId, order: refund.order_external_id, refundId: refund.id },
-          "refund for an order unknown to the store: nothing to deduct",
-        );
-        continue;
-      }
-      const applied = await this.applyRefund(tx, refund, order);
-      if (applied === order) continue;
-      orders.set(order.id, applied);
-      changed.push(order.customer_id as number);
-    }
+    const changed = await this.applyInTurn(tx, storeId, locked, orders, (refund) =>
+      orderOf.get(refund.id),
+    );
     await reviewClubs(tx, storeId, changed, this.clock(), {
       held: held.filter((row) => changed.includes(row.id)),
     });
@@ -749,11 +732,13 @@ export class OrdersService {
           },
         ]),
       );
-      for (const refund of waiting) {
-        const order = byExternalId.get(refund.order_external_id) as OrderRow;
-        const applied = await this.applyRefund(tx, refund, order);
-        byExternalId.set(order.external_id, applied);
-      }
+      await this.applyInTurn(
+        tx,
+        storeId,
+        waiting,
+        byExternalId,
+        (refund) => refund.order_external_id,
+      );
       await reviewClubs(
         tx,
         storeId,
@@ -792,81 +777,111 @@ export class OrdersService {
   }
 
   /**
-   * Deduction = points earned × cumulative refunded share − points already deducted. A replay
-   * deducts nothing; a lower cumulative than applied changes nothing and is logged.
-   * Returns the order as it stands after. The caller reviews the customer's club after.
+   * Applies refund declarations in the order given, each on its order as the ones before left
+   * it (`orders`, by `orderKey`, updated as they go): deduction = points earned × cumulative
+   * refunded share − points already deducted. A replay deducts nothing; a lower cumulative
+   * than applied changes nothing and is logged; a refund of no order of `orders` is kept as
+   * `unknown_order`. What they write goes in one statement of each kind (the lots aside: one
+   * per deduction), not a few per refund. Returns the customers of the refunds applied; the
+   * caller reviews their clubs after.
    */
-  private async applyRefund(tx: Queryable, refund: RefundRow, order: OrderRow): Promise<OrderRow> {
-    const earnedPoints = order.points_earned ?? 0;
-    const { points: target, unknownLineIds } = refundTarget(
-      earnedPoints,
-      order.rule_snapshot as EarnSnapshot,
-      refund.payload,
-    );
-    const context = { storeId: order.store_id, order: order.external_id, refundId: refund.id };
-    if (unknownLineIds.length > 0) {
-      this.logger.warn(
-        { ...context, unknownLineIds },
-        "refund names lines the order does not have: ignored",
+  private async applyInTurn<K>(
+    tx: Queryable,
+    storeId: number,
+    refunds: readonly RefundRow[],
+    orders: Map<K, OrderRow>,
+    orderKey: (refund: RefundRow) => K | null | undefined,
+  ): Promise<number[]> {
+    const marks: RefundMark[] = [];
+    const entries: LedgerEntry[] = [];
+    const states = new Map<number, OrderRefundState>();
+    /** Each applied refund's events, the deduction's balance to come from its ledger entry. */
+    const applied: { order: OrderRow; refund: RefundRow; delta: number; entry?: number }[] = [];
+    const customers: number[] = [];
+    for (const refund of refunds) {
+      const key = orderKey(refund);
+      const order = key === null || key === undefined ? undefined : orders.get(key);
+      if (!order) {
+        marks.push({ id: refund.id, orderId: null, outcome: "unknown_order", pointsDeducted: 0 });
+        this.logger.warn(
+          { storeId, order: refund.order_external_id, refundId: refund.id },
+          "refund for an order unknown to the store: nothing to deduct",
+        );
+        continue;
+      }
+      const snapshot = order.rule_snapshot as EarnSnapshot;
+      const { points: target, unknownLineIds } = refundTarget(
+        order.points_earned ?? 0,
+        snapshot,
+        refund.payload,
       );
-    }
-    const delta = target - order.points_deducted;
-    // A partial refund declared after a full one or a cancellation declares less than applied,
-    // even when no points move (an order that earned none).
-    const regresses =
-      refund.status === "partially_refunded" &&
-      (order.refund_status === "refunded" || order.refund_status === "cancelled");
-    if (delta < 0 || regresses) {
-      await markRefundProcessed(tx, {
+      const context = { storeId: order.store_id, order: order.external_id, refundId: refund.id };
+      if (unknownLineIds.length > 0) {
+        this.logger.warn(
+          { ...context, unknownLineIds },
+          "refund names lines the order does not have: ignored",
+        );
+      }
+      const delta = target - order.points_deducted;
+      // A partial refund declared after a full one or a cancellation declares less than
+      // applied, even when no points move (an order that earned none).
+      const regresses =
+        refund.status === "partially_refunded" &&
+        (order.refund_status === "refunded" || order.refund_status === "cancelled");
+      if (delta < 0 || regresses) {
+        marks.push({
+          id: refund.id,
+          orderId: order.id,
+          outcome: "lower_than_applied",
+          pointsDeducted: 0,
+        });
+        this.logger.warn(
+          { ...context, declared: target, alreadyDeducted: order.points_deducted },
+          "refund declares less than already applied (amounts are cumulative): nothing changed",
+        );
+        continue;
+      }
+      let entry: number | undefined;
+      if (delta > 0) {
+        entry = entries.length;
+        entries.push({
+          storeId: order.store_id,
+          customerId: order.customer_id as number,
+          kind: "refund_deduction",
+          points: -delta,
+          orderId: order.id,
+          refundId: refund.id,
+        });
+      }
+      // The amount refunded may grow with no point to take back (clubs by amount spent count
+      // it); it is never lowered, so the order keeps the most any declaration refunded.
+      const amount = refundedAmount(snapshot, refund.payload);
+      const before = states.get(order.id)?.amountRefunded;
+      states.set(order.id, {
+        orderId: order.id,
+        pointsDeducted: target,
+        refundStatus: refund.status,
+        amountRefunded:
+          before === "all" || amount === "all" ? "all" : Math.max(before ?? 0, amount),
+      });
+      if (delta > 0 || refund.status !== order.refund_status) {
+        applied.push({ order, refund, delta, ...(entry !== undefined && { entry }) });
+      }
+      marks.push({
         id: refund.id,
         orderId: order.id,
-        outcome: "lower_than_applied",
-        pointsDeducted: 0,
+        outcome: delta > 0 ? "deducted" : "no_change",
+        pointsDeducted: delta,
       });
-      this.logger.warn(
-        { ...context, declared: target, alreadyDeducted: order.points_deducted },
-        "refund declares less than already applied (amounts are cumulative): nothing changed",
-      );
-      return order;
+      orders.set(key as K, { ...order, points_deducted: target, refund_status: refund.status });
+      customers.push(order.customer_id as number);
     }
-    const customerId = order.customer_id as number;
-    const customer = { externalId: order.customer_external_id };
+    const appended = await appendLedgerEntries(tx, entries, this.clock());
+    await updateOrdersRefundState(tx, [...states.values()]);
     const events: OutboxEvent[] = [];
-    if (delta > 0) {
-      const [appended] = await appendLedgerEntries(
-        tx,
-        [
-          {
-            storeId: order.store_id,
-            customerId,
-            kind: "refund_deduction",
-            points: -delta,
-            orderId: order.id,
-            refundId: refund.id,
-          },
-        ],
-        this.clock(),
-      );
+    for (const { order, refund, delta, entry } of applied) {
+      const customer = { externalId: order.customer_external_id };
       events.push({
-        type: "POINTS_DEDUCTED",
-        data: {
-          order: eventOrder(order),
-          customer,
-          points: delta,
-          balance: appended?.balanceAfter as number,
-          ...(appended?.pendingPoints && { pendingPoints: -appended.pendingPoints }),
-        },
-      });
-    }
-    // The amount refunded may grow with no point to take back (clubs by amount spent count it).
-    await updateOrderRefundState(tx, order.id, {
-      pointsDeducted: target,
-      refundStatus: refund.status,
-      amountRefunded: refundedAmount(order.rule_snapshot as EarnSnapshot, refund.payload),
-    });
-    const changed = delta > 0 || refund.status !== order.refund_status;
-    if (changed) {
-      events.unshift({
         type: "ORDER_REFUNDED",
         data: {
           order: eventOrder(order),
@@ -875,14 +890,22 @@ export class OrdersService {
           creditNoteId: refund.credit_note_id,
         },
       });
-      await recordEvents(tx, order.store_id, events);
+      const deducted = entry === undefined ? undefined : appended[entry];
+      if (deducted) {
+        events.push({
+          type: "POINTS_DEDUCTED",
+          data: {
+            order: eventOrder(order),
+            customer,
+            points: delta,
+            balance: deducted.balanceAfter,
+            ...(deducted.pendingPoints && { pendingPoints: -deducted.pendingPoints }),
+          },
+        });
+      }
     }
-    await markRefundProcessed(tx, {
-      id: refund.id,
-      orderId: order.id,
-      outcome: delta > 0 ? "deducted" : "no_change",
-      pointsDeducted: delta,
-    });
-    return { ...order, points_deducted: target, refund_status: refund.status };
+    await recordEvents(tx, storeId, events);
+    await markRefundsProcessed(tx, marks);
+    return customers;
   }
 }
