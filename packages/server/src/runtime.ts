@@ -260,11 +260,13 @@ export async function openRuntime(
     );
     const context: AppContext = { config, logger, pool, clock, services };
     const release = async () => {
+      // Responses already sent keep their Idempotency-Key before anything closes.
+      await services.idempotency.settle();
       await storeChanges.stop();
       services.mailer.close();
       await services.outbound.close();
       await services.rateLimits.close();
-      // Responses already sent keep their Idempotency-Key before the connections close.
+      // And those of requests that answered meanwhile.
       await services.idempotency.settle();
       await pool.end();
     };

@@ -30,9 +30,10 @@ export interface IdempotencyClaim {
  * Committed without waiting for the disk (synchronous_commit off for this transaction alone):
  * it is seen by other sessions at once, and the write-ahead log is flushed in order, so the
  * claim is on disk as soon as anything the request then commits is (its operation's writes,
- * or the kept response). Only a claim whose request wrote nothing yet can be lost with the
- * database's crash, and such a request may run again. The request answers sooner by a disk
- * flush, and the log is flushed once less per batch.
+ * or the kept response). The request answers sooner by a disk flush, and the log is flushed
+ * once less per batch. What a crash of the database can lose: the claim of a request that has
+ * written nothing yet (a refusal, whose response is kept a moment after it is sent), so that
+ * its retry runs again rather than waiting five minutes for the key to be abandoned.
  */
 export async function claimIdempotencyKeys(
   db: Queryable,
@@ -96,16 +97,29 @@ export interface IdempotencyCompletion {
   body: Buffer;
 }
 
+/**
+ * Keeps the responses of keys in progress. The rows are locked in key order first, as claims
+ * take them: a retry's claim meets the key it waits for while its response is being kept, and
+ * an UPDATE locking in whatever order its plan reads would deadlock with a claim batch.
+ */
 export async function completeIdempotencyKeys(
   db: Queryable,
   completions: readonly IdempotencyCompletion[],
 ): Promise<void> {
   await db.query(
-    `UPDATE idempotency_keys k
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[], $4::jsonb[], $5::bytea[])
+         AS i(scope, key, status, headers, body)
+     ), locked AS (
+       SELECT k.scope, k.key FROM idempotency_keys k
+       JOIN input i ON k.scope = i.scope AND k.key = i.key
+       ORDER BY k.scope, k.key
+       FOR NO KEY UPDATE OF k
+     )
+     UPDATE idempotency_keys k
      SET state = 'done', status = i.status, headers = i.headers, body = i.body
-     FROM unnest($1::text[], $2::text[], $3::smallint[], $4::jsonb[], $5::bytea[])
-       AS i(scope, key, status, headers, body)
-     WHERE k.scope = i.scope AND k.key = i.key`,
+     FROM locked JOIN input i ON i.scope = locked.scope AND i.key = locked.key
+     WHERE k.scope = locked.scope AND k.key = locked.key`,
     [
       completions.map((completion) => completion.scope),
       completions.map((completion) => completion.key),

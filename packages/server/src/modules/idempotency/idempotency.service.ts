@@ -127,7 +127,8 @@ export class IdempotencyService {
 
   /** Waits for the responses already sent to be kept (or their keys forgotten). */
   async settle(): Promise<void> {
-    await Promise.allSettled([...this.keeping]);
+    // Those of requests that answer meanwhile too.
+    while (this.keeping.size > 0) await Promise.allSettled([...this.keeping]);
   }
 
   private keep(request: IdempotencyClaim, response: KeptResponse): Promise<void> {
