@@ -157,6 +157,53 @@ it("applies a store's refunds through its one crediting job, each on what the on
     ledger: 30,
     entries: 5,
   });
+  // One batch applied all six: each deduction's event gives the balance it left, in turn.
+  const { rows: events } = await app.context.pool.query<{ type: string; payload: object }>(
+    `SELECT type, payload FROM outbox_events
+     WHERE store_id = $1 AND type IN ('ORDER_REFUNDED', 'POINTS_DEDUCTED') ORDER BY id`,
+    [s.store.id],
+  );
+  const deduction = (externalId: string, refundStatus: string, points: number, balance: number) => [
+    { type: "ORDER_REFUNDED", order: externalId, refundStatus },
+    { type: "POINTS_DEDUCTED", order: externalId, points, balance },
+  ];
+  expect(
+    events.map(({ type, payload }) => {
+      const event = payload as {
+        order: { externalId: string };
+        refundStatus?: string;
+        points?: number;
+        balance?: number;
+      };
+      return type === "ORDER_REFUNDED"
+        ? { type, order: event.order.externalId, refundStatus: event.refundStatus }
+        : { type, order: event.order.externalId, points: event.points, balance: event.balance };
+    }),
+  ).toEqual([
+    ...deduction("1", "partially_refunded", 10, 90),
+    ...deduction("1", "partially_refunded", 10, 80),
+    ...deduction("2", "refunded", 50, 30),
+  ]);
+  // Each order where its last declaration applied left it; a lower one changed nothing.
+  const { rows: orders } = await app.context.pool.query<Record<string, string>>(
+    `SELECT external_id, amount_refunded::text, points_deducted::text, refund_status
+     FROM orders WHERE store_id = $1 ORDER BY external_id`,
+    [s.store.id],
+  );
+  expect(orders).toEqual([
+    {
+      external_id: "1",
+      amount_refunded: "20.00",
+      points_deducted: "20",
+      refund_status: "partially_refunded",
+    },
+    {
+      external_id: "2",
+      amount_refunded: "50.00",
+      points_deducted: "50",
+      refund_status: "refunded",
+    },
+  ]);
 
   // The order comes after all: its crediting applies the refund kept for it.
   expect((await post("/api/order/register", order(99), s.authorization)).status).toBe(201);
