@@ -1,4 +1,6 @@
+import { request as httpRequest } from "node:http";
 import { Writable } from "node:stream";
+import { Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, redactSecrets } from "../src/http/logger.js";
 import { adminSession, type AdminSession } from "./support/admin.js";
@@ -8,8 +10,22 @@ import { hashFor, oneLineOrder, storeWithKey } from "./support/fixtures.js";
 let app: TestApp;
 let admin: AdminSession;
 let store: { id: number; reference: string };
+/** Probes in the app's pipeline for what no operation does: fail, and answer slowly. */
+function probes(): Router[] {
+  const router = Router();
+  router.get("/probe/fail", () => {
+    throw new Error("the probe failed");
+  });
+  router.get("/probe/slow", (_req, res) => {
+    setTimeout(() => {
+      if (!res.writableEnded && !res.destroyed) res.json({ slow: true });
+    }, 1_000);
+  });
+  return [router];
+}
+
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ routers: probes });
   ({ store } = await storeWithKey(app, "https://logs.example"));
   admin = await adminSession(app);
 });
@@ -59,6 +75,50 @@ describe("access lines", () => {
       const access = lines.map((line) => JSON.parse(line)).find((entry) => entry.res);
       expect(access, path).toMatchObject({ req: { method: "GET" }, res: { statusCode: status } });
     }
+  });
+
+  it("are one per request, an error line for a failure, with the request's fields on each", async () => {
+    const lines = (await linesDuring(() => fetch(`${app.baseUrl}/probe/fail?x=1`), 2)).map(
+      (line) => JSON.parse(line) as Record<string, unknown>,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const failed = lines.find((entry) => entry.msg === "request failed");
+    const access = lines.filter((entry) => entry.res);
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({
+      level: 50,
+      msg: "request errored",
+      res: { statusCode: 500 },
+      err: { message: "failed with status code 500" },
+      req: { method: "GET", path: "/probe/fail", query: { x: "1" } },
+    });
+    expect(typeof access[0]?.responseTime).toBe("number");
+    // The failure's line and the access line name the same request.
+    expect(failed).toMatchObject({ level: 50, err: { message: "the probe failed" } });
+    expect((failed?.req as { id?: string }).id).toBe((access[0]?.req as { id?: string }).id);
+  });
+
+  it("say a request was aborted when its client went away before the answer", async () => {
+    const lines = await linesDuring(
+      () =>
+        new Promise<void>((resolve) => {
+          const url = new URL("/probe/slow", app.baseUrl);
+          const sent = httpRequest(url, () => undefined);
+          sent.on("error", () => resolve());
+          sent.end();
+          setTimeout(() => {
+            sent.destroy();
+            resolve();
+          }, 200);
+        }),
+    );
+    const access = lines.map((line) => JSON.parse(line)).filter((entry) => entry.res);
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({
+      level: 30,
+      msg: "request aborted",
+      req: { path: "/probe/slow" },
+    });
   });
 
   // An operator filters a store's requests by it, a success's or a failure's.

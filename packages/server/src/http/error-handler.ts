@@ -9,6 +9,7 @@ import {
 import type { ErrorRequestHandler, Request } from "express";
 import type { Logger } from "pino";
 import { AppError } from "../errors.js";
+import { requestLog } from "./logger.js";
 import { malformedReason } from "./mount-operation.js";
 
 interface BodyParserError extends Error {
@@ -77,8 +78,7 @@ export function errorHandler(problemBaseUri: string, logger: Logger): ErrorReque
             cause: error,
           }));
 
-    // req.log is missing only if the request failed before its logger was made.
-    const log = (req.log as Logger | undefined) ?? logger.child({ reqId: req.requestId });
+    const log = requestLog(req, logger);
     if (appError.reason === "internal-server-error") {
       log.error({ err: error }, "request failed");
     } else {

@@ -1,5 +1,6 @@
 import type { ApiRevision, OperationDefinition } from "@loyalty/shared-types";
 import type { AuthenticatedStore } from "../auth/auth.types.js";
+import type { AccessLog } from "./logger.js";
 import type { AdminPrincipal } from "../modules/admin/admin-auth.service.js";
 
 declare global {
@@ -18,6 +19,8 @@ declare global {
       customerExternalId?: number;
       /** For back-office operations: the admin the bearer token was issued to, and its scope. */
       admin?: AdminPrincipal;
+      /** Set by the access log (`httpLogger`); lines about the request go through `requestLog`. */
+      accessLog?: AccessLog;
     }
   }
 }

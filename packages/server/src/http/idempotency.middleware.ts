@@ -7,6 +7,7 @@ import type {
   KeptResponse,
 } from "../modules/idempotency/idempotency.service.js";
 import { AppError } from "../errors.js";
+import { requestLog } from "./logger.js";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
@@ -73,6 +74,7 @@ function keepResponse(
   req: Request,
   res: Response,
   finish: (response: KeptResponse) => Promise<void>,
+  logger: Logger,
 ): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   res.end = ((...args: unknown[]) => {
@@ -91,7 +93,10 @@ function keepResponse(
     // A response that could not be kept leaves its key in progress: retries wait, and never
     // run the operation again, until the key is abandoned.
     finish({ status: res.statusCode, headers, body }).catch((error: unknown) =>
-      (req.log as Logger).error({ err: error }, "the response of an Idempotency-Key was not kept"),
+      requestLog(req, logger).error(
+        { err: error },
+        "the response of an Idempotency-Key was not kept",
+      ),
     );
     return end(...args);
   }) as Response["end"];
@@ -106,7 +111,10 @@ function keepResponse(
  * operation may answer 500, and clients retry a 5xx. Placed after authentication, which says
  * who sent the key; a request without the header costs nothing more.
  */
-export function idempotentRequests(idempotency: IdempotencyService): RequestHandler {
+export function idempotentRequests(
+  idempotency: IdempotencyService,
+  logger: Logger,
+): RequestHandler {
   return async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) {
@@ -145,7 +153,7 @@ export function idempotentRequests(idempotency: IdempotencyService): RequestHand
           "A request with this Idempotency-Key is still in progress: retry it in a moment.",
         );
       case "run":
-        keepResponse(req, res, start.finish);
+        keepResponse(req, res, start.finish, logger);
         next();
     }
   };

@@ -161,7 +161,9 @@ export function mountOperations(
       ...(isStorefrontRead(operation) ? [] : [logRequest]),
       ...(authenticate ? [services.rateLimits.guard(authenticate)] : []),
       ...(operation.body ? operationBody(operation, config.bodyLimit) : []),
-      ...(honoursIdempotencyKey(operation) ? [idempotentRequests(services.idempotency)] : []),
+      ...(honoursIdempotencyKey(operation)
+        ? [idempotentRequests(services.idempotency, logger)]
+        : []),
       answer(route, dependencies),
     );
   }
