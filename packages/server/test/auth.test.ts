@@ -1,8 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { Router, type RequestHandler } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { basicAuth } from "../src/auth/basic.middleware.js";
-import { hmacAuth } from "../src/auth/hmac.middleware.js";
+import {
+  hmacAuth,
+  MAX_REMEMBERED_HASHES,
+  rememberedHashCount,
+} from "../src/auth/hmac.middleware.js";
+import { customerHash } from "../src/crypto/secrets.js";
 import type { AppContext } from "../src/runtime.js";
 import { basic, startTestApp, type TestApp } from "./support/app.js";
 
@@ -185,6 +190,28 @@ describe("HMAC customer hash", () => {
     expect(await response.json()).toMatchObject({
       type: "https://loyalty.dev/problems/unauthorized",
     });
+  });
+
+  it("takes a hash found right again for its customer only, in its very form", async () => {
+    const hash = opensslHash("42", shop.reference, keyA);
+    for (let time = 0; time < 2; time++) {
+      expect((await history("42", { hash, domain: shop.domain })).status).toBe(200);
+    }
+    expect((await history("43", { hash, domain: shop.domain })).status).toBe(401);
+    expect((await history("042", { hash, domain: shop.domain })).status).toBe(401);
+    expect((await history("42", { hash, domain: "https://other.example" })).status).toBe(401);
+  });
+
+  it("remembers at most MAX_REMEMBERED_HASHES hashes found right, however many customers ask", async () => {
+    const authenticate = hmacAuth(app.context.services.apiKeys, "query");
+    const reference = shop.reference;
+    for (let id = 1; id <= MAX_REMEMBERED_HASHES + 50; id++) {
+      const externalId = String(1_000_000 + id);
+      const hash = customerHash(reference, keyA, externalId);
+      const req = { query: { externalId, hash, domain: shop.domain }, params: {} } as unknown;
+      await authenticate(req as Request, {} as Response, { lookups: true });
+    }
+    expect(rememberedHashCount()).toBe(MAX_REMEMBERED_HASHES);
   });
 
   it("stops accepting a key's hashes as soon as the key is revoked", async () => {
