@@ -4,6 +4,7 @@ import { backOfficeRoutes } from "./http/back-office.routes.js";
 import { errorHandler } from "./http/error-handler.js";
 import { healthRoutes } from "./http/health.routes.js";
 import { mountOperations, unmatchedRequests } from "./http/mount-operation.js";
+import { parseQueryOnce } from "./http/query-once.js";
 import { requestId } from "./http/request-id.js";
 import { openApiRoutes } from "./openapi/openapi.routes.js";
 import { operationRoutes } from "./routes.js";
@@ -29,6 +30,7 @@ export function createApp(context: AppContext, options: AppOptions = {}): expres
   const app = express();
   app.disable("x-powered-by");
   if (config.trustProxy !== undefined) app.set("trust proxy", config.trustProxy);
+  parseQueryOnce(app);
   app.use(requestId);
   mountOperations(app, operationRoutes(context), context);
   app.use(healthRoutes(pool, logger, options.isShuttingDown ?? (() => false)));
