@@ -85,7 +85,9 @@ export function hmacAuth(apiKeys: ApiKeysService, externalIdFrom: "path" | "quer
       if (rememberedHashes.size >= MAX_REMEMBERED_HASHES) {
         rememberedHashes.delete(rememberedHashes.keys().next().value as string);
       }
-      rememberedHashes.set(remembering, generation);
+      // A copy of its own: the parts are slices of the request's URL, which V8 would otherwise
+      // keep whole with the key (up to 16 KiB a key, with a long query).
+      rememberedHashes.set(Buffer.from(remembering, "latin1").toString("latin1"), generation);
     }
     req.store = store;
     req.customerExternalId = externalId.data;

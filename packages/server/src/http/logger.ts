@@ -86,12 +86,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   );
 }
 
-/** Query parameters whose values authenticate: never written, whatever they look like. */
-const SECRET_PARAMETERS = new Set(["hash", "token", "access_token"]);
+/**
+ * Query parameters whose values authenticate or may: never written, whatever they look like,
+ * however their names are spelled in capitals.
+ */
+const SECRET_PARAMETERS = new Set(["hash", "token", "access_token", "password", "secret"]);
 
 /** A query parameter's value as log lines and trace spans may show it. */
 export function redactedQueryValue(name: string, value: string): string {
-  return SECRET_PARAMETERS.has(name) ? "[redacted]" : redactSecrets(value);
+  return SECRET_PARAMETERS.has(name.toLowerCase()) ? "[redacted]" : redactSecrets(value);
 }
 
 /** The query string without the values that authenticate (hash) or are keys or hashes. */
@@ -129,6 +132,8 @@ export interface AccessLog {
   bound?: Logger;
   /** What failed writing the response, if anything did. */
   error?: Error;
+  /** Whether the access line is written. */
+  written?: boolean;
 }
 
 /**
@@ -148,6 +153,7 @@ function writeAccessLine(
   access: AccessLog,
   accessLogger: Logger,
 ): void {
+  access.written = true;
   const { bound, start, error } = access;
   const failed = error !== undefined || res.statusCode >= 500;
   // A request that had lines written about it has its fields on its logger already.
@@ -192,9 +198,10 @@ export function httpLogger(logger: Logger): RequestHandler {
     const access: AccessLog = { logger, start: Date.now() };
     req.accessLog = access;
     // 'close' follows 'finish', or comes alone when the connection ends first. A failed write
-    // is the line's error (and, listened to, no uncaught exception).
+    // is the line's error; one after the line (a write after the end) is a line of its own.
     res.on("error", (error) => {
-      access.error = error;
+      if (!access.written) access.error = error;
+      else requestLog(req, logger).error({ err: error }, "the response failed after it was sent");
     });
     res.on("close", () => writeAccessLine(req, res, access, accessLogger));
     next();
