@@ -12,15 +12,16 @@ type WithParsedQuery = Request & { [PARSED]?: { url: string; query: unknown } };
  * only read it: the operation's schema makes its own value from it.
  */
 export function parseQueryOnce(app: Express): void {
-  const parse = Object.getOwnPropertyDescriptor(express.request, "query")?.get;
-  if (!parse) throw new Error("Express no longer defines req.query as a getter");
+  const own = Object.getOwnPropertyDescriptor(express.request, "query");
+  if (!own || !("get" in own)) throw new Error("Express no longer defines req.query as a getter");
   Object.defineProperty(app.request, "query", {
     configurable: true,
     enumerable: true,
     get(this: WithParsedQuery) {
       const kept = this[PARSED];
       if (kept?.url === this.url) return kept.query;
-      const query: unknown = parse.call(this);
+      // Express's own getter, called on this request.
+      const query: unknown = Reflect.get(express.request, "query", this);
       this[PARSED] = { url: this.url, query };
       return query;
     },
